@@ -1,0 +1,17 @@
+# Lantern: two commands on a fresh machine — `make up` starts the stack, `make test` runs every test.
+.PHONY: up down test bench build
+
+up:    ## install what is missing, start PostgreSQL, Redis and every service; prints the gateway URL
+	@bash scripts/up.sh
+
+down:  ## stop the stack (data stays in .lantern/)
+	@bash scripts/down.sh
+
+test:  ## run all tests against their own PostgreSQL and Redis
+	@bash scripts/test.sh
+
+bench: ## build release binaries and run the benchmarks of docs/benchmarks.md
+	@bash scripts/bench.sh
+
+build:
+	@swift build

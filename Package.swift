@@ -1,0 +1,75 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Lantern: one backend, five apps. Executables live under `Services/`, shared libraries under `Shared/`.
+/// Each service is a library (`…Service`) plus a tiny executable, so tests import the library.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
+let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
+let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let configuration = Target.Dependency.product(name: "Configuration", package: "swift-configuration")
+let jwt = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+let nioFoundation = Target.Dependency.product(name: "NIOFoundationCompat", package: "swift-nio")
+
+let package = Package(
+    name: "Lantern",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gateway", targets: ["gateway"]),
+        .executable(name: "identity", targets: ["identity"]),
+        .executable(name: "lantern-bench", targets: ["lantern-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        // MARK: Shared libraries
+        .target(name: "LanternCore", dependencies: [logging, configuration, nioCore], path: "Shared/LanternCore", swiftSettings: strict),
+        .target(name: "LanternDatabase", dependencies: ["LanternCore", postgres, lifecycle, logging], path: "Shared/LanternDatabase", swiftSettings: strict),
+        .systemLibrary(name: "CHiredis", path: "Shared/CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(name: "LanternRedis", dependencies: ["CHiredis", "LanternCore", nioCore, nioPosix, logging], path: "Shared/LanternRedis", swiftSettings: strict),
+        .target(name: "LanternEvents", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", postgres, lifecycle, logging, metrics], path: "Shared/LanternEvents", swiftSettings: strict),
+        .target(name: "LanternTokens", dependencies: ["LanternCore", jwt, crypto, httpClient, logging, nioFoundation], path: "Shared/LanternTokens", swiftSettings: strict),
+        .target(name: "LanternHTTP", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternTokens", hummingbird, httpTypes, metrics, prometheus, lifecycle, logging, postgres, nioFoundation], path: "Shared/LanternHTTP", swiftSettings: strict),
+
+        // MARK: Services (library + thin executable)
+        .target(name: "IdentityService", dependencies: ["LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, postgres, jwt, crypto, httpClient, lifecycle, nioFoundation], path: "Services/Identity/Sources/IdentityService", resources: [.copy("Migrations")], swiftSettings: strict),
+        .executableTarget(name: "identity", dependencies: ["IdentityService"], path: "Services/Identity/Sources/identity", swiftSettings: strict),
+        .target(name: "GatewayService", dependencies: ["LanternCore", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpClient, lifecycle], path: "Services/Gateway/Sources/GatewayService", resources: [.copy("openapi.yaml")], swiftSettings: strict),
+        .executableTarget(name: "gateway", dependencies: ["GatewayService"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
+
+        // MARK: Tools
+        .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", httpClient, nioCore, nioPosix], path: "Tools/lantern-bench", swiftSettings: strict),
+
+        // MARK: Tests
+        .target(name: "LanternTestSupport", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents", postgres, hummingbird, crypto, jwt], path: "Tests/LanternTestSupport", swiftSettings: strict),
+        .testTarget(name: "LanternCoreTests", dependencies: ["LanternCore"], path: "Tests/LanternCoreTests", swiftSettings: strict),
+        .testTarget(name: "LanternEventsTests", dependencies: ["LanternEvents", "LanternTestSupport", postgres], path: "Tests/LanternEventsTests", swiftSettings: strict),
+        .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "LanternTestSupport", hummingbirdTesting, jwt, crypto], path: "Tests/IdentityServiceTests", swiftSettings: strict),
+        .testTarget(name: "GatewayServiceTests", dependencies: ["GatewayService", "LanternTestSupport", hummingbirdTesting], path: "Tests/GatewayServiceTests", swiftSettings: strict),
+        .testTarget(name: "EndToEndTests", dependencies: ["LanternTestSupport", "LanternEvents", httpClient], path: "Tests/EndToEndTests", swiftSettings: strict),
+    ]
+)

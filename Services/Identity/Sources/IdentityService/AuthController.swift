@@ -1,0 +1,191 @@
+import Foundation
+import Hummingbird
+import LanternCore
+import LanternHTTP
+import LanternTokens
+
+/// `/v1/auth/…` and `/.well-known/jwks.json`.
+struct AuthController: Sendable {
+    let store: IdentityStore
+    let keys: SigningKeys
+    let google: ExternalIdentityVerifier?
+    let apple: ExternalIdentityVerifier?
+    let deviceSignInApps: Set<AppID>
+
+    struct DeviceSignIn: Decodable {
+        var deviceId: String
+        var app: String
+    }
+
+    struct ProviderSignIn: Decodable {
+        var idToken: String
+        var app: String
+        /// Apple sends the name to the app only on the first sign-in; the app forwards it.
+        var displayName: String?
+    }
+
+    struct RefreshRequest: Decodable {
+        var refreshToken: String
+    }
+
+    struct TokenResponse: Encodable, Sendable {
+        var accessToken: String
+        var tokenType = "Bearer"
+        var expiresIn: Int
+        var expiresAt: Date
+        var refreshToken: String
+        var user: User?
+        var isNewUser: Bool?
+    }
+
+    func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
+        router.post("/v1/auth/device", use: device)
+        router.post("/v1/auth/google", use: googleSignIn)
+        router.post("/v1/auth/apple", use: appleSignIn)
+        router.post("/v1/auth/refresh", use: refresh)
+        router.group("/v1/auth/logout").add(middleware: requireAuth).post(use: logout)
+        router.get("/.well-known/jwks.json", use: jwks)
+    }
+
+    @Sendable func device(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<TokenResponse> {
+        let body = try await request.decodeJSON(as: DeviceSignIn.self, context: context)
+        var validator = FieldValidator()
+        let app = AppID(rawValue: body.app)
+        validator.check(app != nil, "app", "must be one of \(AppID.allCases.map(\.rawValue).joined(separator: ", "))")
+        validator.check(DeviceSecret.isAcceptable(body.deviceId), "deviceId",
+                        "must be a random id of at least 128 bits: a UUID v4, or 22–128 characters of [A-Za-z0-9_-]")
+        try validator.validate()
+        guard let app else { throw Problem.invalid(field: "app", "is not a known app") }
+        guard deviceSignInApps.contains(app) else {
+            throw Problem(status: 403, code: "sign_in_method_not_allowed", title: "Sign-in method not allowed",
+                          detail: "\(app.rawValue) does not offer anonymous device accounts; sign in with Google or Apple.")
+        }
+        let (user, created) = try await store.findOrCreateUser(app: app, method: "device", subject: DeviceSecret.subject(body.deviceId),
+                                                               displayName: nil, email: nil)
+        return try await tokens(for: user, app: app, created: created)
+    }
+
+    @Sendable func googleSignIn(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<TokenResponse> {
+        try await providerSignIn(request, context: context, method: "google", verifier: google)
+    }
+
+    @Sendable func appleSignIn(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<TokenResponse> {
+        try await providerSignIn(request, context: context, method: "apple", verifier: apple)
+    }
+
+    private func providerSignIn(_ request: Request, context: LanternRequestContext, method: String,
+                                verifier: ExternalIdentityVerifier?) async throws -> JSONResponse<TokenResponse> {
+        let body = try await request.decodeJSON(as: ProviderSignIn.self, context: context)
+        var validator = FieldValidator()
+        let app = AppID(rawValue: body.app)
+        validator.check(app != nil, "app", "must be one of \(AppID.allCases.map(\.rawValue).joined(separator: ", "))")
+        validator.check(!body.idToken.isEmpty && body.idToken.count <= 8192, "idToken", "must be a JWT of at most 8 KB")
+        var name: String?
+        if let displayName = body.displayName {
+            switch DisplayName.validate(displayName) {
+            case .success(let valid): name = valid
+            case .failure(let message): validator.fail("displayName", message)
+            }
+        }
+        try validator.validate()
+        guard let app else { throw Problem.invalid(field: "app", "is not a known app") }
+        guard let verifier else {
+            throw Problem(status: 503, code: "provider_not_configured", title: "Sign-in method not configured",
+                          detail: "\(method) sign-in is not configured on this server (\(method.uppercased())_CLIENT_IDS).")
+        }
+        let identity = try await verifier.verify(body.idToken)
+        let providerName = identity.name.flatMap { try? DisplayName.validate(String($0.prefix(40))).get() }
+        let (user, created) = try await store.findOrCreateUser(app: app, method: method, subject: identity.subject,
+                                                               displayName: name ?? providerName, email: identity.email)
+        return try await tokens(for: user, app: app, created: created)
+    }
+
+    @Sendable func refresh(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<TokenResponse> {
+        let body = try await request.decodeJSON(as: RefreshRequest.self, context: context)
+        guard body.refreshToken.hasPrefix("lrt_"), body.refreshToken.count <= 128 else {
+            throw Problem.unauthorized("The refresh token is not valid.", code: "invalid_refresh_token")
+        }
+        switch try await store.rotate(refreshToken: body.refreshToken) {
+        case .rotated(let userID, let sessionID, let app, let next):
+            let issuer = try await keys.issuer()
+            let (token, expires) = try await issuer.issue(userID: userID, sessionID: sessionID, app: app)
+            return JSONResponse(TokenResponse(accessToken: token, expiresIn: Int(issuer.lifetime), expiresAt: expires, refreshToken: next))
+        case .unknown:
+            throw Problem.unauthorized("The refresh token is not valid.", code: "invalid_refresh_token")
+        case .expired:
+            throw Problem.unauthorized("The refresh token has expired; sign in again.", code: "refresh_token_expired")
+        case .revoked:
+            throw Problem.unauthorized("This session has ended; sign in again.", code: "session_revoked")
+        case .reused:
+            throw Problem.unauthorized("This refresh token was already used; the session has been ended for safety. Sign in again.",
+                                       code: "refresh_token_reused")
+        }
+    }
+
+    @Sendable func logout(_ request: Request, context: LanternRequestContext) async throws -> Response {
+        let claims = try context.requireAuth()
+        guard let userID = claims.userID, let sid = claims.sid.flatMap(UUID.init(uuidString:)) else {
+            throw Problem.forbidden("Only user tokens can log out.")
+        }
+        try await store.revokeSession(sid, userID: userID, reason: "logout")
+        return Response(status: .noContent)
+    }
+
+    @Sendable func jwks(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<PublicJWKS> {
+        JSONResponse(try await keys.issuer().jwks, headers: [.cacheControl: "public, max-age=300"])
+    }
+
+    static func uuid(_ text: String) throws -> UUID {
+        guard let id = UUID(uuidString: text) else { throw Problem.internalError(requestID: nil) }
+        return id
+    }
+
+    private func tokens(for user: User, app: AppID, created: Bool) async throws -> JSONResponse<TokenResponse> {
+        let (sessionID, refresh) = try await store.createSession(userID: try Self.uuid(user.id), app: app)
+        let issuer = try await keys.issuer()
+        let (token, expires) = try await issuer.issue(userID: try Self.uuid(user.id), sessionID: sessionID, app: app)
+        return JSONResponse(TokenResponse(accessToken: token, expiresIn: Int(issuer.lifetime), expiresAt: expires,
+                                          refreshToken: refresh, user: user, isNewUser: created),
+                            status: created ? .created : .ok)
+    }
+}
+
+/// The device id an app keeps in its keychain: a bearer secret, so it must carry enough randomness.
+enum DeviceSecret {
+    static func isAcceptable(_ id: String) -> Bool {
+        if let uuid = UUID(uuidString: id) {
+            return uuid != UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        }
+        // base64url or hex of ≥ 128 bits; a run of one repeated character is obviously not random.
+        guard (22...128).contains(id.count), Set(id).count > 4 else { return false }
+        return id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
+    }
+
+    /// Stored form: SHA-256, so a database leak does not hand out working device credentials.
+    static func subject(_ id: String) -> String {
+        let normalized = UUID(uuidString: id)?.uuidString.lowercased() ?? id
+        return SHA256Hex.digest("device:" + normalized)
+    }
+}
+
+enum DisplayName {
+    /// 1–40 visible characters after trimming; no control characters.
+    static func validate(_ raw: String) -> Result<String, FieldMessage> {
+        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return .failure("must contain at least one visible character") }
+        if trimmed.count > 40 { return .failure("must be at most 40 characters") }
+        if trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) || $0.properties.generalCategory == .format && $0 != "\u{200D}" }) {
+            return .failure("must not contain control or invisible formatting characters")
+        }
+        return .success(trimmed)
+    }
+}
+
+struct FieldMessage: Error, ExpressibleByStringLiteral, CustomStringConvertible {
+    var description: String
+    init(stringLiteral value: String) { description = value }
+}
+
+extension FieldValidator {
+    mutating func fail(_ field: String, _ message: FieldMessage) { fail(field, message.description) }
+}

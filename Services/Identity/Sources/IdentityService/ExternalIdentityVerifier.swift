@@ -1,0 +1,72 @@
+import Foundation
+import JWTKit
+import LanternCore
+import LanternTokens
+
+/// The verified facts of a Google or Apple ID token.
+struct ExternalIdentity: Sendable, Equatable {
+    var subject: String
+    var email: String?
+    var name: String?
+}
+
+/// Claims of an OpenID Connect ID token (Google and Apple share these).
+struct IDTokenClaims: JWTPayload {
+    var iss: String
+    var sub: String
+    var aud: AudienceClaim
+    var exp: Double
+    var iat: Double?
+    var email: String?
+    var name: String?
+
+    /// Claims are checked by `ExternalIdentityVerifier` with the injected clock.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// Verifies Google / Sign in with Apple ID tokens: RS256 only, against the provider's key set, with issuer,
+/// audience (one of our client ids) and expiry checked with a small leeway.
+struct ExternalIdentityVerifier: Sendable {
+    let method: String
+    let keySet: RemoteKeySet
+    let issuers: Set<String>
+    let audiences: Set<String>
+    let clock: WallClock
+    let leeway: TimeInterval
+
+    func verify(_ token: String) async throws -> ExternalIdentity {
+        let header = try JWTHeaderFields.parse(token)
+        guard header.alg == "RS256" else {
+            throw TokenError("invalid_id_token", "The \(method) ID token must be signed with RS256.")
+        }
+        let keys: JWTKeyCollection
+        do {
+            keys = try await keySet.keys(for: header.kid)
+        } catch let error as TokenError where error.code == "keys_unavailable" {
+            throw Problem(status: 503, code: "identity_provider_unavailable", title: "Sign-in provider unavailable",
+                          detail: "The \(method) signing keys could not be fetched; try again shortly.")
+        } catch {
+            throw TokenError("invalid_id_token", "The \(method) ID token is signed with an unknown key.")
+        }
+        let claims: IDTokenClaims
+        do {
+            claims = try await keys.verify(token, as: IDTokenClaims.self)
+        } catch {
+            throw TokenError("invalid_id_token", "The \(method) ID token's signature is not valid.")
+        }
+        guard issuers.contains(claims.iss) else {
+            throw TokenError("invalid_id_token", "The \(method) ID token has the wrong issuer.")
+        }
+        guard claims.aud.value.contains(where: audiences.contains) else {
+            throw TokenError("invalid_id_token", "The \(method) ID token was issued for another app (audience).")
+        }
+        let now = clock.now().timeIntervalSince1970
+        guard claims.exp + leeway >= now else {
+            throw TokenError("id_token_expired", "The \(method) ID token has expired; sign in again.")
+        }
+        if let iat = claims.iat, iat - leeway > now {
+            throw TokenError("invalid_id_token", "The \(method) ID token was issued in the future.")
+        }
+        return ExternalIdentity(subject: claims.sub, email: claims.email, name: claims.name)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import LanternCore
+
+/// Everything `identity` reads at start-up (see docs/configuration.md).
+public struct IdentityConfiguration: Sendable {
+    public struct Provider: Sendable {
+        public var keySetURL: String
+        public var issuers: Set<String>
+        public var audiences: Set<String>
+    }
+
+    public var process: ProcessSettings
+    public var databaseURL: String
+    public var redisURL: String
+    public var streamPrefix: String
+    /// Raw Ed25519 seed; when nil, a key is generated once and kept in the `identity.signing_keys` table.
+    public var signingKey: Data?
+    public var accessTokenLifetime: TimeInterval
+    public var refreshTokenLifetime: TimeInterval
+    public var deviceSignInApps: Set<AppID>
+    /// nil when no client ids are configured: that sign-in method answers 503 `provider_not_configured`.
+    public var google: Provider?
+    public var apple: Provider?
+
+    public init(settings: Settings) throws {
+        process = try ProcessSettings(serviceName: "identity", settings: settings, defaultPort: DefaultPort.identity)
+        databaseURL = try settings.requiredString("database.url")
+        redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
+        streamPrefix = settings.string("stream.prefix", default: "lantern")
+        if let text = settings.string("identity.signing.key") {
+            guard let data = Data(base64Encoded: text), data.count == 32 else {
+                throw ConfigurationError(variable: "IDENTITY_SIGNING_KEY", message: "must be 32 bytes in base64 (an Ed25519 seed), e.g. `openssl rand -base64 32`")
+            }
+            signingKey = data
+        } else {
+            signingKey = nil
+        }
+        accessTokenLifetime = try settings.seconds("access.token.ttl", default: 900, range: 60...86_400)
+        refreshTokenLifetime = try settings.seconds("refresh.token.ttl", default: 60 * 86_400, range: 3_600...(365 * 86_400))
+        let apps = settings.list("device.signin.apps")
+        if apps.isEmpty {
+            deviceSignInApps = [.luckyday, .astrosvitla, .roastmelater, .symbi]
+        } else {
+            deviceSignInApps = Set(try apps.map { name in
+                guard let app = AppID(rawValue: name) else {
+                    throw ConfigurationError(variable: "DEVICE_SIGNIN_APPS", message: "names an unknown app '\(name)' (\(AppID.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                return app
+            })
+        }
+        let googleAudiences = settings.list("google.client.ids")
+        google = googleAudiences.isEmpty ? nil : Provider(
+            keySetURL: try settings.url("google.jwks.url", default: "https://www.googleapis.com/oauth2/v3/certs", schemes: ["https", "http"]).absoluteString,
+            issuers: ["accounts.google.com", "https://accounts.google.com"],
+            audiences: Set(googleAudiences))
+        let appleAudiences = settings.list("apple.client.ids")
+        apple = appleAudiences.isEmpty ? nil : Provider(
+            keySetURL: try settings.url("apple.jwks.url", default: "https://appleid.apple.com/auth/keys", schemes: ["https", "http"]).absoluteString,
+            issuers: ["https://appleid.apple.com"],
+            audiences: Set(appleAudiences))
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Payloads `identity` publishes on `lantern.events.identity` (catalogue: docs/events.md).
+enum IdentityEvent {
+    static let producer = "identity"
+
+    struct UserCreated: Codable, Sendable {
+        var userId: String
+        var app: String
+        var method: String
+    }
+
+    struct UserDeleted: Codable, Sendable {
+        var userId: String
+        var app: String
+    }
+
+    struct ProfileRenamed: Codable, Sendable {
+        var userId: String
+        var app: String
+        var displayName: String
+    }
+
+    struct DeviceRegistered: Codable, Sendable {
+        var userId: String
+        var app: String
+        var deviceId: String
+        var platform: String
+        var pushToken: String
+        var locale: String?
+        var timeZone: String?
+    }
+
+    struct DeviceRemoved: Codable, Sendable {
+        var userId: String
+        var app: String
+        var deviceId: String
+    }
+}

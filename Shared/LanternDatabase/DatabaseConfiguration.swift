@@ -1,0 +1,39 @@
+import Foundation
+import LanternCore
+import PostgresNIO
+
+extension PostgresClient.Configuration {
+    /// Builds a client configuration from a `postgres://user:password@host:port/database` URL (`DATABASE_URL`).
+    ///
+    /// `?sslmode=disable` (the default on loopback) or `require`; `?pool=N` caps the connection pool.
+    public static func lantern(url text: String, variable: String = "DATABASE_URL") throws -> Self {
+        guard let components = URLComponents(string: text),
+              let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme),
+              let host = components.host, !host.isEmpty,
+              let user = components.user, !user.isEmpty
+        else {
+            throw ConfigurationError(variable: variable,
+                                     message: "must look like postgres://user:password@host:5432/database, got '\(Settings.redacted(text))'")
+        }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        let query = Dictionary(components.queryItems?.map { ($0.name, $0.value ?? "") } ?? [], uniquingKeysWith: { $1 })
+        let tls: TLS
+        switch query["sslmode"] ?? "disable" {
+        case "disable": tls = .disable
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        case "require": tls = .require(.makeClientConfiguration())
+        case let other: throw ConfigurationError(variable: variable, message: "has unsupported sslmode '\(other)' (disable, prefer, require)")
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user,
+            password: components.password?.removingPercentEncoding, database: database.isEmpty ? nil : database, tls: tls)
+        if let pool = query["pool"] {
+            guard let size = Int(pool), (1...500).contains(size) else {
+                throw ConfigurationError(variable: variable, message: "has pool=\(pool); it must be 1...500")
+            }
+            configuration.options.maximumConnections = size
+        }
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import LanternRedis
+
+/// Appends envelopes to streams (`XADD … MAXLEN ~ n`).
+///
+/// Services do not call this for state changes (they write to the outbox, see `Outbox`); the relay does, and so do
+/// producers of fire-and-forget jobs.
+public struct EventPublisher: Sendable {
+    public let redis: RedisClient
+    /// Approximate cap per stream: old entries are trimmed in whole radix-tree nodes, which is cheap.
+    public let maxLength: Int
+
+    public init(redis: RedisClient, maxLength: Int = 100_000) {
+        self.redis = redis
+        self.maxLength = maxLength
+    }
+
+    /// Publishes one envelope and returns its stream entry id.
+    @discardableResult
+    public func publish(_ envelope: EventEnvelope, to stream: String) async throws -> String {
+        try await publish(encoded: envelope.encoded(), to: stream)
+    }
+
+    @discardableResult
+    public func publish(encoded: String, to stream: String) async throws -> String {
+        let reply = try await redis.send(["XADD", stream, "MAXLEN", "~", String(maxLength), "*", "event", encoded])
+        guard let id = reply.string else { throw RedisError.unexpectedReply("XADD returned \(reply)") }
+        return id
+    }
+}

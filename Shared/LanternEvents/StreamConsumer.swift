@@ -1,0 +1,192 @@
+import Foundation
+import LanternRedis
+import Logging
+import Metrics
+import ServiceLifecycle
+
+/// Reads one stream as a member of a consumer group and hands each envelope to `handler`.
+///
+/// Delivery is at least once. A message is acknowledged only after `handler` returns; if the handler throws or the
+/// process dies, the message stays pending and is taken over (`XAUTOCLAIM`) by any consumer of the group once it
+/// has been idle for `claimIdle`. After `maxDeliveries` attempts, or at once when it cannot be decoded, it moves to
+/// the dead-letter stream `lantern.dlq.<stream>` with the reason. Handlers must be idempotent (`ProcessedEvents`).
+public struct StreamConsumer: Service {
+    public struct Options: Sendable {
+        public var stream: String
+        public var group: String
+        public var consumer: String
+        public var batchSize = 64
+        public var block: Duration = .seconds(2)
+        public var claimIdle: Duration = .seconds(30)
+        public var maxDeliveries = 5
+        /// Where a new group starts: `0` replays what the stream still holds, `$` only new entries.
+        public var startID = "0"
+
+        public init(stream: String, group: String, consumer: String) {
+            self.stream = stream
+            self.group = group
+            self.consumer = consumer
+        }
+    }
+
+    public typealias Handler = @Sendable (EventEnvelope) async throws -> Void
+
+    public let options: Options
+    let redis: RedisClient
+    let publisher: EventPublisher
+    let streams: StreamNames
+    let handler: Handler
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - endpoint: Redis; the consumer opens a connection of its own because `XREADGROUP BLOCK` holds it.
+    public init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, handler: @escaping Handler) {
+        self.options = options
+        // Blocking reads must not time out the socket: read timeout = BLOCK + margin.
+        self.redis = RedisClient(endpoint: endpoint, size: 1, commandTimeout: options.block + .seconds(5))
+        self.publisher = EventPublisher(redis: redis)
+        self.streams = streams
+        self.handler = handler
+        var logger = logger
+        logger[metadataKey: "stream"] = "\(options.stream)"
+        logger[metadataKey: "group"] = "\(options.group)"
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        var groupReady = false
+        var lastReclaim = ContinuousClock.now - options.claimIdle
+        var backoff = Duration.milliseconds(100)
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                if !groupReady {
+                    try await ensureGroup()
+                    groupReady = true
+                }
+                if ContinuousClock.now - lastReclaim >= min(options.claimIdle, .seconds(5)) {
+                    try await reclaim()
+                    lastReclaim = .now
+                }
+                try await readNew()
+                backoff = .milliseconds(100)
+            } catch RedisError.server(let message) where message.hasPrefix("NOGROUP") {
+                // Redis lost the group (restart without persistence, stream deleted): recreate it.
+                groupReady = false
+            } catch {
+                logger.warning("consumer paused", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(5))
+                groupReady = false
+            }
+        }
+        await redis.shutdown()
+    }
+
+    func ensureGroup() async throws {
+        do {
+            try await redis.send(["XGROUP", "CREATE", options.stream, options.group, options.startID, "MKSTREAM"])
+        } catch RedisError.server(let message) where message.hasPrefix("BUSYGROUP") {
+            // Already there: the normal case.
+        }
+    }
+
+    func readNew() async throws {
+        let blockMillis = Int(options.block.components.seconds * 1000 + options.block.components.attoseconds / 1_000_000_000_000_000)
+        let reply = try await redis.send([
+            "XREADGROUP", "GROUP", options.group, options.consumer, "COUNT", String(options.batchSize),
+            "BLOCK", String(max(1, blockMillis)), "STREAMS", options.stream, ">",
+        ])
+        guard let streams = reply.array else { return }  // nil reply: BLOCK timed out
+        for stream in streams {
+            guard let pair = stream.array, pair.count == 2, let entries = pair[1].array else { continue }
+            for entry in entries {
+                guard let (id, fields) = Self.parseEntry(entry) else { continue }
+                await process(id: id, fields: fields, deliveries: 1)
+            }
+        }
+    }
+
+    /// Takes over messages idle longer than `claimIdle` (a crashed or stuck consumer's), then retries or
+    /// dead-letters them by delivery count.
+    func reclaim() async throws {
+        let idleMillis = String(Int(options.claimIdle.components.seconds * 1000 + options.claimIdle.components.attoseconds / 1_000_000_000_000_000))
+        var start = "0-0"
+        for _ in 0..<100 {  // bounded: at most 100 × batchSize messages per round
+            let reply = try await redis.send([
+                "XAUTOCLAIM", options.stream, options.group, options.consumer, idleMillis, start, "COUNT", String(options.batchSize),
+            ])
+            guard let parts = reply.array, parts.count >= 2, let next = parts[0].string, let entries = parts[1].array else {
+                throw RedisError.unexpectedReply("XAUTOCLAIM: \(reply)")
+            }
+            let claimed = entries.compactMap(Self.parseEntry)
+            if !claimed.isEmpty {
+                let counts = try await deliveryCounts(ids: claimed.map(\.0))
+                for (id, fields) in claimed {
+                    await process(id: id, fields: fields, deliveries: counts[id] ?? options.maxDeliveries + 1)
+                }
+            }
+            if next == "0-0" { break }
+            start = next
+        }
+    }
+
+    private func deliveryCounts(ids: [String]) async throws -> [String: Int] {
+        guard let first = ids.first, let last = ids.last else { return [:] }
+        let reply = try await redis.send(["XPENDING", options.stream, options.group, first, last, String(ids.count * 2), options.consumer])
+        var counts: [String: Int] = [:]
+        for item in reply.array ?? [] {
+            guard let fields = item.array, fields.count >= 4, let id = fields[0].string, let n = fields[3].int else { continue }
+            counts[id] = n
+        }
+        return counts
+    }
+
+    func process(id: String, fields: [String: String], deliveries: Int) async {
+        let dimensions = [("stream", options.stream), ("group", options.group)]
+        guard let raw = fields["event"], let envelope = try? EventEnvelope.decode(raw) else {
+            await deadLetter(id: id, fields: fields, deliveries: deliveries, reason: "undecodable envelope")
+            return
+        }
+        if deliveries > options.maxDeliveries {
+            await deadLetter(id: id, fields: fields, deliveries: deliveries, reason: "delivered \(deliveries) times without success")
+            return
+        }
+        do {
+            try await handler(envelope)
+            try await redis.send(["XACK", options.stream, options.group, id])
+            Counter(label: "lantern_events_handled_total", dimensions: dimensions + [("result", "ok")]).increment()
+        } catch {
+            // Left pending on purpose: it is retried after `claimIdle`.
+            Counter(label: "lantern_events_handled_total", dimensions: dimensions + [("result", "error")]).increment()
+            logger.error("event handler failed", metadata: ["entry": "\(id)", "eventId": "\(envelope.id)", "type": "\(envelope.type)",
+                                                          "deliveries": "\(deliveries)", "error": "\(error)"])
+        }
+    }
+
+    func deadLetter(id: String, fields: [String: String], deliveries: Int, reason: String) async {
+        let dlq = streams.deadLetter(of: options.stream)
+        do {
+            var arguments = ["XADD", dlq, "MAXLEN", "~", "10000", "*"]
+            arguments += ["event", fields["event"] ?? "", "stream", options.stream, "entry", id, "group", options.group,
+                          "deliveries", String(deliveries), "reason", reason]
+            try await redis.send(arguments)
+            try await redis.send(["XACK", options.stream, options.group, id])
+            Counter(label: "lantern_events_dead_lettered_total", dimensions: [("stream", options.stream), ("group", options.group)]).increment()
+            logger.error("message dead-lettered", metadata: ["entry": "\(id)", "dlq": "\(dlq)", "reason": "\(reason)"])
+        } catch {
+            logger.error("dead-lettering failed; will retry", metadata: ["entry": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    static func parseEntry(_ entry: RedisValue) -> (String, [String: String])? {
+        guard let parts = entry.array, parts.count == 2, let id = parts[0].string else { return nil }
+        var fields: [String: String] = [:]
+        let flat = parts[1].array ?? []  // nil when the entry was deleted (XAUTOCLAIM on a trimmed stream)
+        var i = 0
+        while i + 1 < flat.count {
+            if let k = flat[i].string, let v = flat[i + 1].string { fields[k] = v }
+            i += 2
+        }
+        return (id, fields)
+    }
+}

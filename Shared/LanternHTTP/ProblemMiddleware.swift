@@ -1,0 +1,60 @@
+import Foundation
+import Hummingbird
+import LanternCore
+import LanternTokens
+import Logging
+
+/// Turns every error into an RFC 9457 `application/problem+json` response.
+///
+/// Known client mistakes (`Problem`, Hummingbird's `HTTPError`, `TokenError`) keep their 4xx status; anything else
+/// is logged with the request id and answered with a generic 500 that leaks nothing.
+public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let requestID = (context as? LanternRequestContext)?.requestID
+            let problem = Self.problem(for: error, requestID: requestID)
+            if problem.status >= 500 {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            }
+            return problem.response()
+        }
+    }
+
+    static func problem(for error: any Error, requestID: String?) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let tokenError as TokenError:
+            return tokenError.problem
+        case let httpError as HTTPError:
+            let status = Int(httpError.status.code)
+            switch status {
+            case 404: return .notFound(httpError.body ?? "No route for this path.", code: "route_not_found")
+            case 405: return Problem(status: 405, code: "method_not_allowed", title: "Method not allowed", detail: httpError.body)
+            case 413: return .tooLarge(httpError.body ?? "The request body is too large.")
+            case 400..<500: return Problem(status: status, code: "http_\(status)", title: httpError.status.reasonPhrase, detail: httpError.body)
+            default: return .internalError(requestID: requestID)
+            }
+        default:
+            return .internalError(requestID: requestID)
+        }
+    }
+}
+
+extension Problem {
+    /// The problem as an HTTP response, with `Retry-After` where it applies.
+    public func response() -> Response {
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        let data = (try? JSONEncoder.lantern.encode(self)) ?? Data(#"{"status":500}"#.utf8)
+        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension Problem: ResponseGenerator {
+    public func response(from request: Request, context: some RequestContext) throws -> Response { response() }
+}

@@ -1,0 +1,34 @@
+import Hummingbird
+import LanternTokens
+
+/// Admits requests that carry a valid access token and records its claims in the context.
+///
+/// Services verify tokens themselves even behind the gateway (defence in depth).
+public struct RequireAccessToken: RouterMiddleware {
+    public typealias Context = LanternRequestContext
+    let verifier: AccessTokenVerifier
+    let audience: String
+
+    public init(verifier: AccessTokenVerifier, audience: String = TokenAudience.app) {
+        self.verifier = verifier
+        self.audience = audience
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.auth = try await verifier.verify(try Self.bearerToken(request), audience: audience)
+        if let sub = context.auth?.sub { context.logger[metadataKey: "user"] = .string(sub) }
+        return try await next(request, context)
+    }
+
+    public static func bearerToken(_ request: Request) throws -> String {
+        guard let header = request.headers[.authorization] else {
+            throw TokenError("missing_token", "Send an access token: Authorization: Bearer <token>.")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+            throw TokenError("invalid_token", "The Authorization header must be 'Bearer <token>'.")
+        }
+        return String(parts[1])
+    }
+}

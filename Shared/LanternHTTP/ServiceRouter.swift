@@ -1,0 +1,29 @@
+import Foundation
+import Hummingbird
+import LanternCore
+import Prometheus
+
+/// The router every Lantern HTTP process starts from: request ids, problem+json errors, metrics, and the
+/// `/health/live`, `/health/ready` and `/metrics` routes of the architecture contract.
+public enum ServiceRouter {
+    public static func make(readiness: ReadinessChecks) -> Router<LanternRequestContext> {
+        Observability.bootstrapMetrics()
+        let router = Router(context: LanternRequestContext.self)
+        router.add(middleware: ProblemMiddleware())
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: MetricsMiddleware())
+        router.get("/health/live") { _, _ in JSONResponse(["status": "ok"]) }
+        router.get("/health/ready") { _, _ in
+            let report = await readiness.run()
+            return JSONResponse(report, status: report.status == "ok" ? .ok : .serviceUnavailable)
+        }
+        router.get("/metrics") { _, _ in
+            var buffer: [UInt8] = []
+            buffer.reserveCapacity(16 * 1024)
+            Observability.registry.emit(into: &buffer)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
+        }
+        return router
+    }
+}

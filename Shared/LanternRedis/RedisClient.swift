@@ -1,0 +1,50 @@
+import Logging
+import NIOPosix
+import Synchronization
+
+/// An async Redis client over hiredis: `size` connections, each used by one thread of a private thread pool.
+///
+/// hiredis calls block, so they run on this client's own `NIOThreadPool` rather than on NIO's event loops or
+/// the Swift concurrency pool. A consumer doing `XREADGROUP … BLOCK` gets a client of its own (size 1) so a
+/// blocked read never delays publishing.
+public final class RedisClient: Sendable {
+    public let endpoint: RedisEndpoint
+    private let pool: NIOThreadPool
+    private let idle: Mutex<[RedisConnection]>
+    private let all: [RedisConnection]
+
+    /// - Parameters:
+    ///   - size: connections and threads; calls beyond that queue.
+    ///   - commandTimeout: read timeout of each command; must exceed any `BLOCK` time used.
+    public init(endpoint: RedisEndpoint, size: Int = 4, commandTimeout: Duration = .seconds(5)) {
+        precondition(size > 0)
+        self.endpoint = endpoint
+        let connections = (0..<size).map { _ in RedisConnection(endpoint: endpoint, commandTimeout: commandTimeout) }
+        self.all = connections
+        self.idle = Mutex(connections)
+        self.pool = NIOThreadPool(numberOfThreads: size)
+        pool.start()
+    }
+
+    /// Sends a command, e.g. `["XADD", stream, "*", "event", json]`.
+    @discardableResult
+    public func send(_ arguments: [String]) async throws -> RedisValue {
+        try await pool.runIfActive { [self] in
+            // The pool runs at most `size` jobs at once and each holds one connection, so one is always free.
+            guard let connection = self.idle.withLock({ $0.popLast() }) else {
+                throw RedisError.connection("no idle connection")
+            }
+            defer { self.idle.withLock { $0.append(connection) } }
+            return try connection.send(arguments)
+        }
+    }
+
+    @discardableResult
+    public func send(_ arguments: String...) async throws -> RedisValue { try await send(arguments) }
+
+    /// Closes connections and stops the threads. In-flight calls finish first.
+    public func shutdown() async {
+        try? await pool.shutdownGracefully()
+        for connection in all { connection.close() }
+    }
+}

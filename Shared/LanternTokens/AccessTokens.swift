@@ -1,0 +1,113 @@
+import Crypto
+import Foundation
+import JWTKit
+import LanternCore
+
+/// Signs access and service tokens with an Ed25519 key (EdDSA), and publishes the public half as a JWK set.
+public struct AccessTokenIssuer: Sendable {
+    public let kid: String
+    public let lifetime: TimeInterval
+    private let keys: JWTKeyCollection
+    private let publicKey: Curve25519.Signing.PublicKey
+    private let clock: WallClock
+
+    /// - Parameter privateKey: the raw 32-byte Ed25519 seed.
+    public init(privateKey: Data, lifetime: TimeInterval = 900, clock: WallClock) async throws {
+        let key = try Curve25519.Signing.PrivateKey(rawRepresentation: privateKey)
+        self.publicKey = key.publicKey
+        // The kid is derived from the public key: stable across restarts and instances, new on rotation.
+        self.kid = Base64URL.encode(Array(SHA256.hash(data: key.publicKey.rawRepresentation)).prefix(8))
+        self.lifetime = lifetime
+        self.clock = clock
+        self.keys = JWTKeyCollection()
+        await keys.add(eddsa: EdDSA.PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
+    }
+
+    public func issue(userID: UUID, sessionID: UUID, app: AppID) async throws -> (token: String, expiresAt: Date) {
+        let now = clock.now()
+        let expires = now.addingTimeInterval(lifetime)
+        let claims = AccessClaims(sub: userID.lowercased, sid: sessionID.lowercased, app: app.rawValue, iss: TokenAudience.issuer,
+                                  aud: TokenAudience.app, issuedAt: now, expiresAt: expires)
+        return (try await keys.sign(claims, kid: JWKIdentifier(string: kid)), expires)
+    }
+
+    /// A short-lived token a service presents to another service's `/internal/…` routes.
+    public func issueServiceToken(service: String) async throws -> String {
+        let now = clock.now()
+        let claims = AccessClaims(sub: "service:\(service)", sid: nil, app: nil, iss: TokenAudience.issuer,
+                                  aud: TokenAudience.service, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
+        return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
+    }
+
+    /// The `/.well-known/jwks.json` document.
+    public var jwks: PublicJWKS {
+        PublicJWKS(keys: [.init(kty: "OKP", crv: "Ed25519", x: Base64URL.encode(publicKey.rawRepresentation), kid: kid, alg: "EdDSA", use: "sig")])
+    }
+
+    /// A verifier that trusts this issuer's key directly (identity verifies its own tokens without HTTP).
+    public func localVerifier(leeway: TimeInterval = 30) async -> AccessTokenVerifier {
+        let collection = JWTKeyCollection()
+        await collection.add(eddsa: EdDSA.PublicKey(backing: publicKey), kid: JWKIdentifier(string: kid))
+        let kid = self.kid
+        return AccessTokenVerifier(clock: clock, leeway: leeway) { requested in
+            guard requested == nil || requested == kid else { throw TokenError("unknown_key", "The token is signed with an unknown key.") }
+            return collection
+        }
+    }
+}
+
+public struct PublicJWKS: Codable, Sendable {
+    public struct Key: Codable, Sendable {
+        public var kty: String
+        public var crv: String
+        public var x: String
+        public var kid: String
+        public var alg: String
+        public var use: String
+    }
+    public var keys: [Key]
+}
+
+/// Verifies Lantern access tokens: EdDSA only, known `kid`, issuer, audience, and time with a small leeway.
+public struct AccessTokenVerifier: Sendable {
+    let clock: WallClock
+    let leeway: TimeInterval
+    let keys: @Sendable (String?) async throws -> JWTKeyCollection
+
+    public init(clock: WallClock, leeway: TimeInterval = 30, keys: @escaping @Sendable (String?) async throws -> JWTKeyCollection) {
+        self.clock = clock
+        self.leeway = leeway
+        self.keys = keys
+    }
+
+    /// Trusts the key set published by identity (`IDENTITY_URL/.well-known/jwks.json`).
+    public init(keySet: RemoteKeySet, clock: WallClock, leeway: TimeInterval = 30) {
+        self.init(clock: clock, leeway: leeway) { kid in try await keySet.keys(for: kid) }
+    }
+
+    /// Returns the claims of a valid token for `audience`, or throws `TokenError`.
+    public func verify(_ token: String, audience: String = TokenAudience.app) async throws -> AccessClaims {
+        let header = try JWTHeaderFields.parse(token)
+        // Pin the algorithm before looking at keys: no `none`, no HMAC-with-a-public-key confusion.
+        guard header.alg == "EdDSA" else { throw TokenError("invalid_token", "The token's algorithm is not accepted.") }
+        let collection = try await keys(header.kid)
+        let claims: AccessClaims
+        do {
+            claims = try await collection.verify(token, as: AccessClaims.self)
+        } catch {
+            throw TokenError("invalid_token", "The token's signature is not valid.")
+        }
+        let now = clock.now().timeIntervalSince1970
+        guard claims.iss == TokenAudience.issuer, claims.aud == audience else {
+            throw TokenError("invalid_token", "The token is not meant for this service.")
+        }
+        guard Double(claims.exp) + leeway >= now else { throw TokenError("token_expired", "The access token has expired; refresh it.") }
+        guard Double(claims.iat) - leeway <= now else { throw TokenError("invalid_token", "The token was issued in the future.") }
+        return claims
+    }
+}
+
+extension AccessTokenVerifier {
+    /// The key collection this verifier would use for `kid` (lets one verifier delegate to another).
+    public func keyCollection(for kid: String?) async throws -> JWTKeyCollection { try await keys(kid) }
+}

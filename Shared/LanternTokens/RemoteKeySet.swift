@@ -1,0 +1,87 @@
+import AsyncHTTPClient
+import Foundation
+import JWTKit
+import Logging
+import NIOCore
+import NIOFoundationCompat
+
+/// A JSON Web Key Set fetched over HTTP and cached (Google's, Apple's, or identity's own `/.well-known/jwks.json`).
+///
+/// Keys are refreshed when the cache is older than `maxAge`, and at once when a token names an unknown `kid`
+/// (the issuer rotated its keys) — but not more often than `minRefreshInterval`, so a flood of tokens with
+/// made-up kids cannot turn into a flood of fetches.
+public actor RemoteKeySet {
+    public let url: String
+    private let httpClient: HTTPClient
+    private let maxAge: Duration
+    private let minRefreshInterval: Duration
+    private let logger: Logger
+    private var keys: JWTKeyCollection?
+    private var kids: Set<String> = []
+    private var fetchedAt: ContinuousClock.Instant?
+    private var inFlight: Task<Void, any Error>?
+
+    public init(url: String, httpClient: HTTPClient, maxAge: Duration = .seconds(3600),
+                minRefreshInterval: Duration = .seconds(10), logger: Logger) {
+        self.url = url
+        self.httpClient = httpClient
+        self.maxAge = maxAge
+        self.minRefreshInterval = minRefreshInterval
+        self.logger = logger
+    }
+
+    /// The key collection that knows `kid`, fetching or refreshing the set if needed.
+    public func keys(for kid: String?) async throws -> JWTKeyCollection {
+        let now = ContinuousClock.now
+        let stale = fetchedAt.map { now - $0 > maxAge } ?? true
+        let unknown = kid.map { !kids.contains($0) } ?? false
+        let mayRefresh = fetchedAt.map { now - $0 >= minRefreshInterval } ?? true
+        if keys == nil || stale || (unknown && mayRefresh) {
+            try await refresh()
+        }
+        guard let keys else { throw TokenError("keys_unavailable", "The signing keys could not be loaded.") }
+        if let kid, !kids.contains(kid) {
+            throw TokenError("unknown_key", "The token is signed with an unknown key.")
+        }
+        return keys
+    }
+
+    private func refresh() async throws {
+        if let inFlight { return try await inFlight.value }
+        let task = Task { try await self.fetch() }
+        inFlight = task
+        defer { inFlight = nil }
+        do {
+            try await task.value
+        } catch where keys != nil {
+            // Keep serving the old keys when the key server is briefly down.
+            logger.warning("key set refresh failed; keeping cached keys", metadata: ["url": "\(url)", "error": "\(error)"])
+        }
+    }
+
+    private func fetch() async throws {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Accept", value: "application/json")
+        let response = try await httpClient.execute(request, timeout: .seconds(5))
+        guard response.status == .ok else {
+            throw TokenError("keys_unavailable", "Key set at \(url) answered \(response.status.code).")
+        }
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let jwks = try JSONDecoder().decode(JWKS.self, from: Data(buffer: body))
+        let collection = JWTKeyCollection()
+        var newKids: Set<String> = []
+        for key in jwks.keys {
+            // Keys we cannot use (encryption keys, unknown types) are skipped rather than failing the whole set.
+            do {
+                try await collection.add(jwk: key)
+                if let kid = key.keyIdentifier?.string { newKids.insert(kid) }
+            } catch {
+                logger.debug("skipping key", metadata: ["kid": "\(key.keyIdentifier?.string ?? "-")", "error": "\(error)"])
+            }
+        }
+        keys = collection
+        kids = newKids
+        fetchedAt = .now
+        logger.debug("key set loaded", metadata: ["url": "\(url)", "kids": "\(newKids.sorted())"])
+    }
+}

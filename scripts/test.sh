@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# make test: the same dependencies as the stack, on their own ports and data (isolated from the dev stack),
+# then every test suite. Each suite makes its own database and stream prefix, so suites run in any order.
+source "$(dirname "$0")/lib.sh"
+
+PG_PORT="${LANTERN_TEST_PG_PORT:-54329}"
+REDIS_PORT="${LANTERN_TEST_REDIS_PORT:-63799}"
+
+ensure_packages
+start_postgres test "$PG_PORT" "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+start_redis test "$REDIS_PORT"
+cleanup() {
+  if [ -z "${LANTERN_KEEP_TEST_SERVERS:-}" ]; then stop_redis test "$REDIS_PORT"; stop_postgres test; fi
+}
+trap cleanup EXIT
+
+export LANTERN_TEST_POSTGRES_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/postgres"
+export LANTERN_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+
+cd "$ROOT"
+say "building executables and tests (a first build takes several minutes)"
+swift_build --build-tests
+export LANTERN_BIN_PATH="$(swift build --show-bin-path)"
+say "running tests"
+swift test --skip-build "$@"
