@@ -58,7 +58,7 @@ let package = Package(
         // MARK: Services (library + thin executable)
         .target(name: "IdentityService", dependencies: ["LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, postgres, jwt, crypto, httpClient, lifecycle, nioFoundation], path: "Services/Identity/Sources/IdentityService", resources: [.copy("Migrations")], swiftSettings: strict),
         .executableTarget(name: "identity", dependencies: ["IdentityService"], path: "Services/Identity/Sources/identity", swiftSettings: strict),
-        .target(name: "GatewayService", dependencies: ["LanternCore", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpClient, lifecycle], path: "Services/Gateway/Sources/GatewayService", resources: [.copy("openapi.yaml")], swiftSettings: strict),
+        .target(name: "GatewayService", dependencies: ["LanternCore", "LanternHTTP", "LanternRedis", "LanternTokens", "LanternEvents", hummingbird, httpTypes, httpClient, crypto, lifecycle, nioFoundation], path: "Services/Gateway/Sources/GatewayService", resources: [.copy("openapi.yaml")], swiftSettings: strict),
         .executableTarget(name: "gateway", dependencies: ["GatewayService"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
 
         // MARK: Tools

@@ -1,0 +1,119 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import LanternCore
+import LanternEvents
+import LanternHTTP
+import LanternRedis
+import LanternTokens
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+public struct GatewayDependencies: Sendable {
+    public var clock: WallClock
+    public init(clock: WallClock = .system) { self.clock = clock }
+}
+
+/// Builds the gateway: the only public entry of Lantern.
+public func buildGatewayApplication(
+    _ configuration: GatewayConfiguration,
+    dependencies: GatewayDependencies = .init(),
+    logger: Logger? = nil
+) async throws -> some ApplicationProtocol {
+    let logger = {
+        var logger = $0 ?? Logger(label: "gateway")
+        logger.logLevel = configuration.process.logLevel
+        return logger
+    }(logger)
+
+    let redis = RedisClient(endpoint: try RedisEndpoint(url: configuration.redisURL), size: 4)
+    var clientConfiguration = HTTPClient.Configuration()
+    clientConfiguration.timeout = .init(connect: .seconds(2), read: .milliseconds(Int64(configuration.upstreamTimeout * 1000)))
+    clientConfiguration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)
+    clientConfiguration.decompression = .disabled
+    clientConfiguration.redirectConfiguration = .disallow
+    let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
+
+    guard let identity = configuration.upstreams["identity"] else {
+        throw ConfigurationError(variable: "IDENTITY_URL", message: "is required")
+    }
+    let keySet = RemoteKeySet(url: identity.appendingPathComponent(".well-known/jwks.json").absoluteString, httpClient: httpClient,
+                              maxAge: .seconds(600), minRefreshInterval: .seconds(5), logger: logger)
+    let verifier = AccessTokenVerifier(keySet: keySet, clock: dependencies.clock)
+
+    var readiness = ReadinessChecks()
+    readiness.addRedis(redis)
+    let router = ServiceRouter.make(readiness: readiness)
+    router.add(middleware: ProxyMiddleware(
+        routes: .lantern, upstreams: configuration.upstreams, verifier: verifier,
+        limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger),
+        client: httpClient, configuration: configuration))
+    router.get("/openapi.yaml") { _, _ in
+        Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8", .cacheControl: "public, max-age=300"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: GatewayResources.openAPI)))
+    }
+    let ownReadiness = readiness
+    router.get("/health") { _, _ in
+        let report = await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: ownReadiness)
+        return JSONResponse(report, status: report.status == "ok" ? .ok : .serviceUnavailable)
+    }
+
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-gateway"),
+        services: [RedisLifecycle(client: redis), HTTPClientLifecycle(client: httpClient)],
+        logger: logger
+    )
+}
+
+/// Shuts the upstream HTTP client down after the server stopped.
+struct HTTPClientLifecycle: Service {
+    let client: HTTPClient
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await client.shutdown()
+    }
+}
+
+/// `GET /health`: the gateway's own readiness plus every deployed service's `/health/ready`.
+enum UpstreamHealth {
+    struct Report: Codable, Sendable {
+        var status: String
+        var gateway: ReadinessChecks.Report
+        var services: [String: String]
+    }
+
+    static func check(_ upstreams: [String: URL], client: HTTPClient, own: ReadinessChecks) async -> Report {
+        async let gateway = own.run()
+        let services = await withTaskGroup(of: (String, String).self) { group in
+            for (name, url) in upstreams {
+                group.addTask {
+                    do {
+                        let request = HTTPClientRequest(url: url.appendingPathComponent("health/ready").absoluteString)
+                        let response = try await client.execute(request, timeout: .seconds(2))
+                        _ = try? await response.body.collect(upTo: 64 * 1024)
+                        return (name, response.status.code == 200 ? "ok" : "failing: HTTP \(response.status.code)")
+                    } catch {
+                        return (name, "unreachable")
+                    }
+                }
+            }
+            var results: [String: String] = [:]
+            for await (name, status) in group { results[name] = status }
+            return results
+        }
+        let own = await gateway
+        let ok = own.status == "ok" && services.values.allSatisfy { $0 == "ok" }
+        return Report(status: ok ? "ok" : "degraded", gateway: own, services: services)
+    }
+}
+
+enum GatewayResources {
+    static let openAPI: [UInt8] = {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
+              let data = try? Data(contentsOf: url) else { return Array("openapi: 3.1.0\n".utf8) }
+        return Array(data)
+    }()
+}

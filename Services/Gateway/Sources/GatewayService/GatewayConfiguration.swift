@@ -1,0 +1,43 @@
+import Foundation
+import LanternCore
+
+/// Everything the gateway reads at start-up (see docs/configuration.md).
+public struct GatewayConfiguration: Sendable {
+    public var process: ProcessSettings
+    public var redisURL: String
+    public var streamPrefix: String
+    /// Base URL of each deployed service, by service name. Routes of services missing here answer 503.
+    public var upstreams: [String: URL]
+    public var upstreamTimeout: TimeInterval
+    public var maxBodyBytes: Int
+    public var signInLimitPerMinute: Int
+    public var userLimitPerMinute: Int
+    /// Take the client address from `X-Forwarded-For` (only behind a load balancer that sets it).
+    public var trustForwardedFor: Bool
+
+    /// Service name → the environment variable holding its URL.
+    public static let upstreamVariables: [(service: String, key: String)] = [
+        ("identity", "identity.url"), ("media", "media.url"), ("astrology", "astrology.url"), ("content", "content.url"),
+        ("gamification", "gamification.url"), ("health-brain", "health.brain.url"),
+    ]
+
+    public init(settings: Settings) throws {
+        process = try ProcessSettings(serviceName: "gateway", settings: settings, defaultPort: DefaultPort.gateway)
+        redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
+        streamPrefix = settings.string("stream.prefix", default: "lantern")
+        var upstreams: [String: URL] = [:]
+        for (service, key) in Self.upstreamVariables {
+            if service == "identity" {
+                upstreams[service] = try settings.url(key, default: "http://127.0.0.1:\(DefaultPort.identity)", schemes: ["http", "https"])
+            } else if settings.string(key) != nil {
+                upstreams[service] = try settings.url(key, schemes: ["http", "https"])
+            }
+        }
+        self.upstreams = upstreams
+        upstreamTimeout = try settings.seconds("upstream.timeout", default: 10, range: 0.1...300)
+        maxBodyBytes = try settings.int("gateway.max.body.bytes", default: 1 << 20, range: 1024...(64 << 20))
+        signInLimitPerMinute = try settings.int("rate.limit.signin.per.minute", default: 30, range: 1...1_000_000)
+        userLimitPerMinute = try settings.int("rate.limit.user.per.minute", default: 600, range: 1...10_000_000)
+        trustForwardedFor = try settings.bool("trust.forwarded.for", default: false)
+    }
+}

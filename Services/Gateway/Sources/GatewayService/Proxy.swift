@@ -1,0 +1,132 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LanternCore
+import LanternHTTP
+import LanternTokens
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// The edge: for every path in the route table, check the token, count the request, and forward it.
+///
+/// Paths outside the table fall through to the gateway's own routes (health, metrics, OpenAPI) or a 404.
+/// `/internal/…` never leaves the gateway, whatever the prefix.
+struct ProxyMiddleware: RouterMiddleware {
+    typealias Context = LanternRequestContext
+
+    let routes: RouteTable
+    let upstreams: [String: URL]
+    let verifier: AccessTokenVerifier
+    let limiter: RateLimiter
+    let client: HTTPClient
+    let configuration: GatewayConfiguration
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        try Self.checkPath(path)
+        guard let route = routes.match(path) else { return try await next(request, context) }
+        var context = context
+        if !route.isPublic {
+            context.auth = try await verifier.verify(try RequireAccessToken.bearerToken(request))
+        }
+        let address = clientAddress(request, context: context)
+        let decision: RateLimiter.Decision
+        if route.limitByAddress || context.auth == nil {
+            decision = await limiter.check(scope: "ip", key: address, limit: configuration.signInLimitPerMinute)
+        } else {
+            decision = await limiter.check(scope: "user", key: context.auth?.sub ?? address, limit: configuration.userLimitPerMinute)
+        }
+        if case .limited(let retryAfter) = decision { throw Problem.tooManyRequests(retryAfter: retryAfter) }
+        guard let upstream = upstreams[route.service] else {
+            throw Problem(status: 503, code: "service_unavailable", title: "Service unavailable",
+                          detail: "\(route.service) is not deployed on this server.")
+        }
+        return try await forward(request, context: context, to: upstream, service: route.service, clientAddress: address)
+    }
+
+    /// Refuses dot segments (they would let a path escape its prefix upstream) and anything internal.
+    static func checkPath(_ path: String) throws {
+        let decoded = (path.removingPercentEncoding ?? path).lowercased()
+        let segments = decoded.split(separator: "/", omittingEmptySubsequences: false)
+        if segments.contains(where: { $0 == "." || $0 == ".." }) || decoded.contains("\\") {
+            throw Problem.badRequest("The path must not contain '.' or '..' segments.", code: "invalid_path")
+        }
+        if segments.contains("internal") {
+            throw Problem.notFound("No route for this path.", code: "route_not_found")
+        }
+    }
+
+    func clientAddress(_ request: Request, context: Context) -> String {
+        if configuration.trustForwardedFor, let forwarded = request.headers[.xForwardedFor],
+           let first = forwarded.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty {
+            return first
+        }
+        return context.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+                                        "transfer-encoding", "upgrade", "host", "content-length"]
+
+    func forward(_ request: Request, context: Context, to upstream: URL, service: String, clientAddress: String) async throws -> Response {
+        var outbound = HTTPClientRequest(url: upstream.absoluteString.trimmingSuffix("/") + request.uri.description)
+        outbound.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headers where !Self.hopByHop.contains(field.name.canonicalName) && field.name != .xForwardedFor {
+            outbound.headers.add(name: field.name.rawName, value: field.value)
+        }
+        let forwardedFor = [request.headers[.xForwardedFor], clientAddress].compactMap { $0 }.joined(separator: ", ")
+        outbound.headers.replaceOrAdd(name: "X-Forwarded-For", value: forwardedFor)
+        outbound.headers.replaceOrAdd(name: "X-Request-Id", value: context.requestID)
+        if ![.get, .head, .delete, .options].contains(request.method) || request.headers[.contentLength] != nil {
+            var request = request
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: configuration.maxBodyBytes)
+            } catch let error as HTTPError where error.status == .contentTooLarge {
+                throw Problem.tooLarge("The body must be at most \(configuration.maxBodyBytes) bytes.")
+            }
+            outbound.body = .bytes(body)
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outbound, deadline: .now() + .milliseconds(Int64(configuration.upstreamTimeout * 1000)))
+        } catch {
+            throw Self.problem(for: error, service: service, logger: context.logger)
+        }
+        var headers = HTTPFields()
+        for (name, value) in response.headers where !Self.hopByHop.contains(name.lowercased()) {
+            if let fieldName = HTTPField.Name(name) { headers.append(HTTPField(name: fieldName, value: value)) }
+        }
+        if let length = response.headers.first(name: "content-length") { headers[.contentLength] = length }
+        return Response(status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
+                        headers: headers, body: ResponseBody(asyncSequence: response.body))
+    }
+
+    /// Down → 503, too slow → 504, anything else broken on the way → 502. Never a hang.
+    static func problem(for error: any Error, service: String, logger: Logger) -> Problem {
+        logger.warning("upstream failed", metadata: ["service": "\(service)", "error": "\(String(reflecting: error))"])
+        if let error = error as? HTTPClientError {
+            if error == .deadlineExceeded || error == .readTimeout {
+                return Problem(status: 504, code: "upstream_timeout", title: "Gateway timeout", detail: "\(service) did not answer in time.")
+            }
+            if error == .connectTimeout {
+                return Problem(status: 503, code: "upstream_unavailable", title: "Service unavailable", detail: "\(service) is not reachable.")
+            }
+        }
+        if error is NIOConnectionError || (error as? IOError).map({ [ECONNREFUSED, ECONNRESET, EHOSTUNREACH].contains($0.errnoCode) }) == true
+            || String(describing: error).contains("connectTimeout") || String(describing: error).contains("onnection refused") {
+            return Problem(status: 503, code: "upstream_unavailable", title: "Service unavailable", detail: "\(service) is not reachable.")
+        }
+        return Problem(status: 502, code: "bad_gateway", title: "Bad gateway", detail: "\(service) gave no usable answer.")
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}

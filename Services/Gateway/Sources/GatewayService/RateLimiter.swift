@@ -1,0 +1,65 @@
+import Crypto
+import Foundation
+import LanternRedis
+import Logging
+
+/// Fixed-window request counters in Redis, shared by every gateway instance.
+///
+/// One round trip per request (a Lua script: INCR, set the window's expiry on first use, read the TTL).
+/// When Redis is unreachable the gateway lets requests through and logs it: losing rate limiting for a moment is
+/// better than refusing every user.
+public struct RateLimiter: Sendable {
+    public enum Decision: Sendable, Equatable {
+        case allowed(remaining: Int)
+        case limited(retryAfterSeconds: Int)
+    }
+
+    static let script = """
+        local n = redis.call('INCR', KEYS[1])
+        if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+        local ttl = redis.call('PTTL', KEYS[1])
+        if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+        return {n, ttl}
+        """
+
+    let redis: RedisClient
+    let prefix: String
+    let logger: Logger
+    let scriptSHA: String
+
+    public init(redis: RedisClient, prefix: String, logger: Logger) {
+        self.redis = redis
+        self.prefix = prefix
+        self.logger = logger
+        self.scriptSHA = Self.sha1Hex(Self.script)
+    }
+
+    /// Counts one request for `key` against `limit` per `window`.
+    public func check(scope: String, key: String, limit: Int, window: Duration = .seconds(60)) async -> Decision {
+        let redisKey = "\(prefix):ratelimit:\(scope):\(key)"
+        let windowMillis = String(window.components.seconds * 1000)
+        do {
+            let reply: RedisValue
+            do {
+                reply = try await redis.send(["EVALSHA", scriptSHA, "1", redisKey, windowMillis])
+            } catch RedisError.server(let message) where message.hasPrefix("NOSCRIPT") {
+                reply = try await redis.send(["EVAL", Self.script, "1", redisKey, windowMillis])
+            }
+            guard let values = reply.array, values.count == 2, let count = values[0].int, let ttl = values[1].int else {
+                throw RedisError.unexpectedReply("\(reply)")
+            }
+            if count > limit {
+                return .limited(retryAfterSeconds: max(1, (ttl + 999) / 1000))
+            }
+            return .allowed(remaining: limit - count)
+        } catch {
+            logger.warning("rate limiter unavailable; allowing request", metadata: ["error": "\(error)"])
+            return .allowed(remaining: limit)
+        }
+    }
+
+    /// SHA-1 of the script, which is how Redis names it for EVALSHA.
+    static func sha1Hex(_ text: String) -> String {
+        Insecure.SHA1.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
