@@ -84,7 +84,8 @@ extension JSONDecoder {
 /// RFC 3339 in UTC with millisecond precision (`2026-01-01T12:00:00.000Z`).
 public enum RFC3339 {
     public static func string(from date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+        // The formatter truncates; add half a millisecond so it rounds (0.123 is 0.12299… as a Double).
+        date.addingTimeInterval(0.0005).formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
     }
 
     public static func date(from string: String) -> Date? {

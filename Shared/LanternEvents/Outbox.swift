@@ -33,41 +33,16 @@ public struct Outbox: Sendable {
     public func committed() { signal.fire() }
 }
 
-/// A level-triggered wake-up between request handlers and the relay loop.
+/// Wake-ups for the relay: a commit in this process, or the poll timer. Coalesced (at most one pending).
 final class OutboxSignal: Sendable {
-    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
 
-    func fire() {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            if let w = s.waiter { s.waiter = nil; return w }
-            s.pending = true
-            return nil
-        }
-        waiter?.resume()
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Returns when fired or after `timeout`, whichever is first.
-    func wait(timeout: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                    let resumeNow = self.state.withLock { s -> Bool in
-                        if s.pending { s.pending = false; return true }
-                        if let old = s.waiter { old.resume() }
-                        s.waiter = c
-                        return false
-                    }
-                    if resumeNow { c.resume() }
-                }
-            }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            // Release whichever side is still waiting.
-            self.fire()
-            group.cancelAll()
-            await group.waitForAll()
-        }
-    }
+    func fire() { continuation.yield() }
 }
 
 /// Publishes outbox rows to Redis and deletes them, in batches, in a loop.
@@ -94,20 +69,30 @@ public struct OutboxRelay: Service {
     }
 
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            var backoff = Duration.milliseconds(100)
-            while !Task.isCancelled {
-                do {
-                    let published = try await relayBatch()
-                    backoff = .milliseconds(100)
-                    if published == batchSize { continue }  // more may be waiting
-                    await outbox.signal.wait(timeout: pollInterval)
-                } catch {
-                    logger.warning("outbox relay paused", metadata: ["schema": "\(outbox.schema)", "error": "\(error)", "retryIn": "\(backoff)"])
-                    try? await Task.sleep(for: backoff)
-                    backoff = min(backoff * 2, .seconds(5))
+        let signal = outbox.signal
+        let pollInterval = self.pollInterval
+        await withTaskGroup(of: Void.self) { group in
+            // The timer catches rows committed by other instances (their signals do not reach us).
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: pollInterval)
+                    signal.fire()
                 }
             }
+            await cancelWhenGracefulShutdown {
+                var backoff = Duration.milliseconds(100)
+                for await _ in signal.stream {
+                    do {
+                        while try await relayBatch() == batchSize {}  // drain: more may be waiting
+                        backoff = .milliseconds(100)
+                    } catch {
+                        logger.warning("outbox relay paused", metadata: ["schema": "\(outbox.schema)", "error": "\(error)", "retryIn": "\(backoff)"])
+                        try? await Task.sleep(for: backoff)
+                        backoff = min(backoff * 2, .seconds(5))
+                    }
+                }
+            }
+            group.cancelAll()
         }
         // Give rows committed during shutdown one last chance.
         _ = try? await relayBatch()

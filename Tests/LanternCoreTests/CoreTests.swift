@@ -1,0 +1,82 @@
+import Foundation
+import LanternCore
+import Testing
+
+@Suite("Configuration")
+struct SettingsTests {
+    @Test("a bad value stops start-up with the variable's name")
+    func badPort() {
+        let settings = Settings.fixed(["HTTP_PORT": "eighty"])
+        #expect {
+            _ = try ProcessSettings(serviceName: "x", settings: settings, defaultPort: 1)
+        } throws: { error in
+            (error as? ConfigurationError)?.variable == "HTTP_PORT" && "\(error)".contains("eighty")
+        }
+    }
+
+    @Test("defaults apply when a variable is unset; values parse when set")
+    func defaults() throws {
+        let unset = try ProcessSettings(serviceName: "x", settings: .fixed([:]), defaultPort: 8081)
+        #expect(unset.port == 8081 && unset.host == "127.0.0.1" && unset.logLevel == .info)
+        let set = try ProcessSettings(serviceName: "x", settings: .fixed(["HTTP_PORT": "9000", "HTTP_HOST": "0.0.0.0", "LOG_LEVEL": "debug"]), defaultPort: 1)
+        #expect(set.port == 9000 && set.host == "0.0.0.0" && set.logLevel == .debug)
+    }
+
+    @Test("secrets in URLs are redacted from messages")
+    func redaction() {
+        #expect(Settings.redacted("postgres://u:hunter2@h:5432/db") == "postgres://u:***@h:5432/db")
+        #expect(throws: ConfigurationError.self) { try Settings.fixed(["X_URL": "ftp://u:hunter2@h"]).url("x.url", schemes: ["http"]) }
+        do {
+            _ = try Settings.fixed(["X_URL": "ftp://u:hunter2@h"]).url("x.url", schemes: ["http"])
+        } catch {
+            #expect(!"\(error)".contains("hunter2"))
+        }
+    }
+}
+
+@Suite("Problems and ids")
+struct ProblemTests {
+    @Test("validation problems list every field")
+    func validator() {
+        var v = FieldValidator()
+        v.check(false, "a", "bad a")
+        v.check(true, "b", "fine")
+        v.fail("c.d", "bad c.d")
+        #expect(throws: Problem.invalid([.init(field: "a", message: "bad a"), .init(field: "c.d", message: "bad c.d")])) { try v.validate() }
+    }
+
+    @Test("problem JSON has the RFC 9457 members and a stable code")
+    func problemJSON() throws {
+        let data = try JSONEncoder.lantern.encode(Problem.tooManyRequests(retryAfter: 7))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["status"] as? Int == 429)
+        #expect(object["code"] as? String == "rate_limited")
+        #expect(object["type"] as? String == "https://lantern.dev/problems/rate-limited")
+        #expect(object["retryAfter"] == nil)
+    }
+
+    @Test("UUID v7 carries its time and sorts by it")
+    func uuidV7() {
+        let a = UUID.v7(at: Date(timeIntervalSince1970: 1_700_000_000))
+        let b = UUID.v7(at: Date(timeIntervalSince1970: 1_700_000_001))
+        #expect(a.lowercased < b.lowercased)
+        #expect(a.lowercased.dropFirst(14).first == "7")
+        #expect(["8", "9", "a", "b"].contains(a.lowercased.dropFirst(19).first.map(String.init)))
+    }
+
+    @Test("RFC 3339 timestamps keep milliseconds in UTC")
+    func timestamps() {
+        let date = Date(timeIntervalSince1970: 1_767_268_800.123)
+        #expect(RFC3339.string(from: date) == "2026-01-01T12:00:00.123Z")
+        #expect(RFC3339.date(from: "2026-01-01T12:00:00.123Z").map { abs($0.timeIntervalSince(date)) < 0.001 } == true)
+        #expect(RFC3339.date(from: "2026-01-01T14:00:00+02:00").map { abs($0.timeIntervalSince1970 - 1_767_268_800) < 0.001 } == true)
+    }
+
+    @Test("the manual clock moves only when told")
+    func manualClock() {
+        let time = ManualTime(Date(timeIntervalSince1970: 0))
+        let clock = WallClock.manual(time)
+        time.advance(by: 90)
+        #expect(clock.now() == Date(timeIntervalSince1970: 90))
+    }
+}

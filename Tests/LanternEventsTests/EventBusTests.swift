@@ -1,0 +1,278 @@
+import Foundation
+import LanternCore
+import LanternDatabase
+import LanternEvents
+import LanternRedis
+import LanternTestSupport
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+/// Runs a consumer (or any service) in the background while `body` runs, then stops it.
+func withService<T: Sendable>(_ service: some Service, _ body: @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        let serviceGroup = ServiceGroup(configuration: .init(services: [service], logger: TestEnvironment.logger))
+        group.addTask { try await serviceGroup.run() }
+        do {
+            let result = try await body()
+            await serviceGroup.triggerGracefulShutdown()
+            try await group.waitForAll()
+            return result
+        } catch {
+            await serviceGroup.triggerGracefulShutdown()
+            try? await group.waitForAll()
+            throw error
+        }
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(25))
+    }
+    return try await condition()
+}
+
+func envelope(_ type: String = "test.happened", subject: String? = "u1", data: JSONValue = .object(["n": .number(1)])) -> EventEnvelope {
+    EventEnvelope(type: type, occurredAt: Date(), producer: "tests", subject: subject, data: data)
+}
+
+@Suite("Event bus on Redis Streams")
+struct EventBusTests {
+    let streams = StreamNames(prefix: TestEnvironment.uniquePrefix())
+    let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 2)
+
+    func options(_ stream: String, consumer: String = "c1") -> StreamConsumer.Options {
+        var options = StreamConsumer.Options(stream: stream, group: "tests", consumer: consumer)
+        options.block = .milliseconds(100)
+        options.claimIdle = .milliseconds(300)
+        options.maxDeliveries = 3
+        return options
+    }
+
+    @Test("an envelope round-trips with the contract's field names")
+    func envelopeShape() throws {
+        let event = envelope()
+        let json = try event.encoded()
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        #expect(Set(object?.keys.map { $0 } ?? []) == ["id", "type", "version", "occurredAt", "producer", "subject", "traceparent", "data"])
+        #expect(object?["traceparent"] is NSNull)
+        #expect((object?["id"] as? String) == event.id.lowercased)
+        #expect(try EventEnvelope.decode(json) == EventEnvelope.decode(try EventEnvelope.decode(json).encoded()))
+    }
+
+    @Test("published events reach a consumer group and are acknowledged")
+    func publishConsume() async throws {
+        let stream = streams.events("bus")
+        let publisher = EventPublisher(redis: redis)
+        let seen = Mutex<[UUID]>([])
+        let sent = (0..<20).map { _ in envelope() }
+        let consumer = StreamConsumer(endpoint: TestEnvironment.redisEndpoint, streams: streams, options: options(stream), logger: TestEnvironment.logger) { event in
+            seen.withLock { $0.append(event.id) }
+        }
+        try await withService(consumer) {
+            for event in sent { try await publisher.publish(event, to: stream) }
+            #expect(try await eventually { seen.withLock { $0.count } == 20 })
+        }
+        #expect(seen.withLock { $0 } == sent.map(\.id))
+        let pending = try await redis.send(["XPENDING", stream, "tests"])
+        #expect(pending.array?.first?.int == 0)
+        await redis.shutdown()
+    }
+
+    @Test("a consumer killed mid-message: the message is reclaimed by another and handled once")
+    func crashedConsumerReclaimed() async throws {
+        try await TestEnvironment.withDatabase { url in
+            try await TestEnvironment.withPostgres(url) { client in
+                try await Migrator.migrate(schema: "bus", migrations: EventMigrations.all + [Migration(id: "0001", sql: "CREATE TABLE {{schema}}.effects (event_id uuid NOT NULL)")],
+                                           client: client, logger: TestEnvironment.logger)
+                let stream = streams.events("crash")
+                let processed = ProcessedEvents(schema: "bus", consumer: "tests")
+                let started = Mutex(0)
+                // Consumer A takes the message and "dies" inside the handler (never returns, its task is torn down).
+                let crashing = StreamConsumer(endpoint: TestEnvironment.redisEndpoint, streams: streams, options: options(stream, consumer: "a"),
+                                              logger: TestEnvironment.logger) { event in
+                    started.withLock { $0 += 1 }
+                    try await processed.once(event.id, client: client, logger: TestEnvironment.logger) { connection in
+                        try await connection.query("INSERT INTO bus.effects VALUES (\(event.id))", logger: TestEnvironment.logger)
+                        try await Task.sleep(for: .seconds(3600))  // crash point: the transaction never commits
+                    }
+                }
+                let event = envelope()
+                let task = Task { try await withService(crashing) { try await Task.sleep(for: .seconds(3600)) } }
+                try await EventPublisher(redis: redis).publish(event, to: stream)
+                #expect(try await eventually { started.withLock { $0 } == 1 })
+                task.cancel()
+                _ = await task.result
+
+                let healthy = StreamConsumer(endpoint: TestEnvironment.redisEndpoint, streams: streams, options: options(stream, consumer: "b"),
+                                             logger: TestEnvironment.logger) { event in
+                    try await processed.once(event.id, client: client, logger: TestEnvironment.logger) { connection in
+                        try await connection.query("INSERT INTO bus.effects VALUES (\(event.id))", logger: TestEnvironment.logger)
+                    }
+                }
+                try await withService(healthy) {
+                    let drained = try await eventually {
+                        let pending = try await redis.send(["XPENDING", stream, "tests"])
+                        return pending.array?.first?.int == 0
+                    }
+                    #expect(drained)
+                }
+                // Delivered again by hand: the idempotency record makes it a no-op.
+                let again = try await processed.once(event.id, client: client, logger: TestEnvironment.logger) { _ in }
+                #expect(again == false)
+                let rows = try await client.query("SELECT count(*) FROM bus.effects WHERE event_id = \(event.id)", logger: TestEnvironment.logger)
+                var count = -1
+                for try await n in rows.decode(Int.self) { count = n }
+                #expect(count == 1)
+            }
+        }
+        await redis.shutdown()
+    }
+
+    @Test("a message that keeps failing ends in the dead-letter stream with its reason")
+    func poisonMessageDeadLettered() async throws {
+        let stream = streams.events("poison")
+        let attempts = Mutex(0)
+        let consumer = StreamConsumer(endpoint: TestEnvironment.redisEndpoint, streams: streams, options: options(stream), logger: TestEnvironment.logger) { _ in
+            attempts.withLock { $0 += 1 }
+            throw Problem.badRequest("cannot handle this")
+        }
+        let event = envelope("test.poison")
+        try await withService(consumer) {
+            try await EventPublisher(redis: redis).publish(event, to: stream)
+            let deadLettered = try await eventually {
+                let length = try await redis.send(["XLEN", streams.deadLetter(of: stream)])
+                return length.int == 1
+            }
+            #expect(deadLettered)
+        }
+        #expect(attempts.withLock { $0 } == 3)
+        let entries = try await redis.send(["XRANGE", streams.deadLetter(of: stream), "-", "+"])
+        let fields = entries.array?.first?.array?[1].array?.compactMap(\.string) ?? []
+        let dict = Dictionary(uniqueKeysWithValues: stride(from: 0, to: fields.count - 1, by: 2).map { (fields[$0], fields[$0 + 1]) })
+        #expect(try EventEnvelope.decode(dict["event"] ?? "").id == event.id)
+        #expect(dict["stream"] == stream)
+        #expect(dict["reason"]?.contains("delivered 4 times") == true)
+        let pending = try await redis.send(["XPENDING", stream, "tests"])
+        #expect(pending.array?.first?.int == 0)
+        await redis.shutdown()
+    }
+
+    @Test("an entry that is not a Lantern envelope is dead-lettered at once")
+    func undecodableDeadLettered() async throws {
+        let stream = streams.events("garbage")
+        let handled = Mutex(0)
+        let consumer = StreamConsumer(endpoint: TestEnvironment.redisEndpoint, streams: streams, options: options(stream), logger: TestEnvironment.logger) { _ in
+            handled.withLock { $0 += 1 }
+        }
+        try await withService(consumer) {
+            try await redis.send(["XADD", stream, "*", "event", "{not json"])
+            try await redis.send(["XADD", stream, "*", "other", "field"])
+            #expect(try await eventually { try await redis.send(["XLEN", streams.deadLetter(of: stream)]).int == 2 })
+        }
+        #expect(handled.withLock { $0 } == 0)
+        await redis.shutdown()
+    }
+}
+
+@Suite("Transactional outbox")
+struct OutboxTests {
+    @Test("events written while Redis is down are delivered after it returns; none lost")
+    func redisOutage() async throws {
+        let server = RedisServerProcess()
+        try await server.start()
+        let streams = StreamNames(prefix: TestEnvironment.uniquePrefix())
+        let stream = streams.events("outage")
+        let redis = RedisClient(endpoint: server.endpoint, size: 1, commandTimeout: .seconds(1))
+        try await TestEnvironment.withDatabase { url in
+            try await TestEnvironment.withPostgres(url) { client in
+                try await Migrator.migrate(schema: "outage", migrations: EventMigrations.all + [Migration(id: "0001", sql: "CREATE TABLE {{schema}}.things (id uuid PRIMARY KEY)")],
+                                           client: client, logger: TestEnvironment.logger)
+                let outbox = Outbox(schema: "outage", streams: streams)
+                let relay = OutboxRelay(outbox: outbox, client: client, publisher: EventPublisher(redis: redis), logger: TestEnvironment.logger,
+                                        pollInterval: .milliseconds(50))
+                @Sendable func change(_ n: Int) async throws -> UUID {
+                    let event = envelope("thing.created", data: .object(["n": .number(Double(n))]))
+                    try await client.withTransaction(logger: TestEnvironment.logger) { connection in
+                        try await connection.query("INSERT INTO outage.things VALUES (\(UUID()))", logger: TestEnvironment.logger)
+                        try await outbox.enqueue(event, stream: stream, on: connection, logger: TestEnvironment.logger)
+                    }
+                    outbox.committed()
+                    return event.id
+                }
+                try await withService(relay) {
+                    var ids: [UUID] = []
+                    for n in 0..<5 { ids.append(try await change(n)) }
+                    let check = RedisClient(endpoint: server.endpoint, size: 1, commandTimeout: .seconds(1))
+                    #expect(try await eventually { (try? await check.send(["XLEN", stream]))?.int == 5 })
+
+                    await server.stop()
+                    for n in 5..<10 { ids.append(try await change(n)) }  // state changes go on while Redis is down
+                    try await Task.sleep(for: .milliseconds(300))
+                    try await server.start()  // a new, empty Redis: only the outbox can bring those events back
+
+                    #expect(try await eventually(timeout: .seconds(15)) { (try? await check.send(["XLEN", stream]))?.int == 5 })
+                    let entries = try await check.send(["XRANGE", stream, "-", "+"])
+                    let delivered = (entries.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0).id }
+                    #expect(delivered == Array(ids[5..<10]))
+                    await check.shutdown()
+                }
+                let rows = try await client.query("SELECT count(*) FROM outage.outbox", logger: TestEnvironment.logger)
+                for try await n in rows.decode(Int.self) { #expect(n == 0) }
+            }
+        }
+        await redis.shutdown()
+        await server.stop()
+    }
+}
+
+@Suite("Migrations")
+struct MigrationTests {
+    @Test("two instances migrating at once apply each migration exactly once")
+    func concurrentMigrations() async throws {
+        try await TestEnvironment.withDatabase { url in
+            try await TestEnvironment.withPostgres(url) { client in
+                let migrations = [
+                    Migration(id: "0001_a", sql: "CREATE TABLE {{schema}}.a (id int); INSERT INTO {{schema}}.a VALUES (1);"),
+                    Migration(id: "0002_b", sql: """
+                        CREATE FUNCTION {{schema}}.f() RETURNS int AS $$ BEGIN RETURN 1; END; $$ LANGUAGE plpgsql;
+                        INSERT INTO {{schema}}.a VALUES ({{schema}}.f() + 1);
+                        """),
+                ]
+                let applied = try await withThrowingTaskGroup(of: [String].self) { group in
+                    for _ in 0..<4 {
+                        group.addTask { try await Migrator.migrate(schema: "mig", migrations: migrations, client: client, logger: TestEnvironment.logger) }
+                    }
+                    var all: [String] = []
+                    for try await ids in group { all += ids }
+                    return all
+                }
+                #expect(applied.sorted() == ["0001_a", "0002_b"])
+                let rows = try await client.query("SELECT count(*) FROM mig.a", logger: TestEnvironment.logger)
+                for try await n in rows.decode(Int.self) { #expect(n == 2) }
+                // A later start applies nothing.
+                #expect(try await Migrator.migrate(schema: "mig", migrations: migrations, client: client, logger: TestEnvironment.logger).isEmpty)
+            }
+        }
+    }
+
+    @Test("a failing migration leaves nothing half-applied")
+    func failingMigrationRollsBack() async throws {
+        try await TestEnvironment.withDatabase { url in
+            try await TestEnvironment.withPostgres(url) { client in
+                let bad = [Migration(id: "0001", sql: "CREATE TABLE {{schema}}.ok (id int); CREATE TABLE broken (")]
+                await #expect(throws: (any Error).self) {
+                    try await Migrator.migrate(schema: "fail", migrations: bad, client: client, logger: TestEnvironment.logger)
+                }
+                let rows = try await client.query("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'fail'", logger: TestEnvironment.logger)
+                for try await n in rows.decode(Int.self) { #expect(n == 0) }
+            }
+        }
+    }
+}
