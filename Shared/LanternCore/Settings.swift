@@ -105,7 +105,8 @@ public struct Settings: Sendable {
 
     /// Hides the password of a URL so configuration errors and logs never print secrets.
     public static func redacted(_ text: String) -> String {
-        guard var components = URLComponents(string: text), components.password != nil else { return text }
+        guard var components = URLComponents(string: text) else { return text.contains("@") ? "<redacted>" : text }
+        guard components.password != nil else { return text }
         components.password = "***"
         return components.string ?? "<redacted>"
     }

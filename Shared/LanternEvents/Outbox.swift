@@ -57,9 +57,12 @@ public struct OutboxRelay: Service {
     let logger: Logger
     let pollInterval: Duration
     let batchSize: Int
+    let gate: StartupGate?
 
+    /// - Parameter gate: when given, the relay starts once it opens (after the schema's migrations).
     public init(outbox: Outbox, client: PostgresClient, publisher: EventPublisher, logger: Logger,
-                pollInterval: Duration = .milliseconds(500), batchSize: Int = 200) {
+                pollInterval: Duration = .milliseconds(500), batchSize: Int = 200, startAfter gate: StartupGate? = nil) {
+        self.gate = gate
         self.outbox = outbox
         self.client = client
         self.publisher = publisher
@@ -69,6 +72,7 @@ public struct OutboxRelay: Service {
     }
 
     public func run() async throws {
+        if let gate { await cancelWhenGracefulShutdown { await gate.wait() } }
         let signal = outbox.signal
         let pollInterval = self.pollInterval
         await withTaskGroup(of: Void.self) { group in

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import NIOFoundationCompat
 import LanternCore
 
@@ -17,6 +18,8 @@ extension Request {
         do {
             buffer = try await request.collectBody(upTo: context.maxUploadSize)
         } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw Problem.tooLarge("The body must be at most \(context.maxUploadSize) bytes.")
+        } catch is NIOTooManyBytesError {
             throw Problem.tooLarge("The body must be at most \(context.maxUploadSize) bytes.")
         }
         guard buffer.readableBytes > 0 else { throw Problem.badRequest("The request body is empty; send a JSON object.", code: "malformed_json") }

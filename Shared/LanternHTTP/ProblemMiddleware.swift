@@ -3,6 +3,7 @@ import Hummingbird
 import LanternCore
 import LanternTokens
 import Logging
+import NIOCore
 
 /// Turns every error into an RFC 9457 `application/problem+json` response.
 ///
@@ -15,7 +16,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            let requestID = (context as? LanternRequestContext)?.requestID
+            let requestID = (context as? LanternRequestContext)?.requestID.nilIfEmpty
             let problem = Self.problem(for: error, requestID: requestID)
             if problem.status >= 500 {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
@@ -30,6 +31,11 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return problem
         case let tokenError as TokenError:
             return tokenError.problem
+        case is NIOTooManyBytesError:
+            return .tooLarge("The request body is too large.")
+        case let unavailable as KeySetUnavailable:
+            return Problem(status: 503, code: "keys_unavailable", title: "Service unavailable",
+                          detail: "Token signing keys could not be loaded (\(unavailable.reason)); try again shortly.")
         case let httpError as HTTPError:
             let status = Int(httpError.status.code)
             switch status {
@@ -43,6 +49,10 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return .internalError(requestID: requestID)
         }
     }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
 }
 
 extension Problem {

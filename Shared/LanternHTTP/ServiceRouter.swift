@@ -9,8 +9,9 @@ public enum ServiceRouter {
     public static func make(readiness: ReadinessChecks) -> Router<LanternRequestContext> {
         Observability.bootstrapMetrics()
         let router = Router(context: LanternRequestContext.self)
-        router.add(middleware: ProblemMiddleware())
         router.add(middleware: RequestIDMiddleware())
+        // Inside the request-id middleware, so problem responses carry X-Request-Id too.
+        router.add(middleware: ProblemMiddleware())
         router.add(middleware: MetricsMiddleware())
         router.get("/health/live") { _, _ in JSONResponse(["status": "ok"]) }
         router.get("/health/ready") { _, _ in

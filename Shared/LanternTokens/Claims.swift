@@ -63,7 +63,7 @@ public struct JWTHeaderFields: Decodable, Sendable {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let data = Base64URL.decode(String(parts[0])),
               let header = try? JSONDecoder().decode(JWTHeaderFields.self, from: data)
-        else { throw TokenError("invalid_token", "The token is not a well-formed JWT.") }
+        else { throw TokenError("malformed_token", "The token is not a well-formed JWT.") }
         return header
     }
 }

@@ -19,10 +19,11 @@ public actor RemoteKeySet {
     private var keys: JWTKeyCollection?
     private var kids: Set<String> = []
     private var fetchedAt: ContinuousClock.Instant?
+    private var lastAttempt: ContinuousClock.Instant?
     private var inFlight: Task<Void, any Error>?
 
     public init(url: String, httpClient: HTTPClient, maxAge: Duration = .seconds(3600),
-                minRefreshInterval: Duration = .seconds(10), logger: Logger) {
+                minRefreshInterval: Duration = .seconds(1), logger: Logger) {
         self.url = url
         self.httpClient = httpClient
         self.maxAge = maxAge
@@ -35,11 +36,11 @@ public actor RemoteKeySet {
         let now = ContinuousClock.now
         let stale = fetchedAt.map { now - $0 > maxAge } ?? true
         let unknown = kid.map { !kids.contains($0) } ?? false
-        let mayRefresh = fetchedAt.map { now - $0 >= minRefreshInterval } ?? true
-        if keys == nil || stale || (unknown && mayRefresh) {
+        let mayRefresh = lastAttempt.map { now - $0 >= minRefreshInterval } ?? true
+        if (keys == nil || stale || unknown) && mayRefresh {
             try await refresh()
         }
-        guard let keys else { throw TokenError("keys_unavailable", "The signing keys could not be loaded.") }
+        guard let keys else { throw KeySetUnavailable(reason: "no keys loaded from \(url)") }
         if let kid, !kids.contains(kid) {
             throw TokenError("unknown_key", "The token is signed with an unknown key.")
         }
@@ -47,15 +48,22 @@ public actor RemoteKeySet {
     }
 
     private func refresh() async throws {
-        if let inFlight { return try await inFlight.value }
-        let task = Task { try await self.fetch() }
-        inFlight = task
+        let task: Task<Void, any Error>
+        if let inFlight {
+            task = inFlight
+        } else {
+            task = Task { try await self.fetch() }
+            inFlight = task
+            lastAttempt = .now
+        }
         defer { inFlight = nil }
         do {
             try await task.value
         } catch where keys != nil {
             // Keep serving the old keys when the key server is briefly down.
             logger.warning("key set refresh failed; keeping cached keys", metadata: ["url": "\(url)", "error": "\(error)"])
+        } catch {
+            throw KeySetUnavailable(reason: "\(error)")
         }
     }
 
@@ -64,7 +72,7 @@ public actor RemoteKeySet {
         request.headers.add(name: "Accept", value: "application/json")
         let response = try await httpClient.execute(request, timeout: .seconds(5))
         guard response.status == .ok else {
-            throw TokenError("keys_unavailable", "Key set at \(url) answered \(response.status.code).")
+            throw KeySetUnavailable(reason: "\(url) answered HTTP \(response.status.code)")
         }
         let body = try await response.body.collect(upTo: 1 << 20)
         let jwks = try JSONDecoder().decode(JWKS.self, from: Data(buffer: body))
@@ -84,4 +92,11 @@ public actor RemoteKeySet {
         fetchedAt = .now
         logger.debug("key set loaded", metadata: ["url": "\(url)", "kids": "\(newKids.sorted())"])
     }
+}
+
+/// The key set could not be fetched (the issuer is down or answered garbage): a 503, not the caller's fault.
+public struct KeySetUnavailable: Error, CustomStringConvertible, Sendable {
+    public let reason: String
+    public init(reason: String) { self.reason = reason }
+    public var description: String { "key set unavailable: \(reason)" }
 }

@@ -10,34 +10,6 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 
-/// Runs a consumer (or any service) in the background while `body` runs, then stops it.
-func withService<T: Sendable>(_ service: some Service, _ body: @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        let serviceGroup = ServiceGroup(configuration: .init(services: [service], logger: TestEnvironment.logger))
-        group.addTask { try await serviceGroup.run() }
-        do {
-            let result = try await body()
-            await serviceGroup.triggerGracefulShutdown()
-            try await group.waitForAll()
-            return result
-        } catch {
-            await serviceGroup.triggerGracefulShutdown()
-            try? await group.waitForAll()
-            throw error
-        }
-    }
-}
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(25))
-    }
-    return try await condition()
-}
-
 func envelope(_ type: String = "test.happened", subject: String? = "u1", data: JSONValue = .object(["n": .number(1)])) -> EventEnvelope {
     EventEnvelope(type: type, occurredAt: Date(), producer: "tests", subject: subject, data: data)
 }

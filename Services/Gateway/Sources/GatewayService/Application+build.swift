@@ -40,7 +40,7 @@ public func buildGatewayApplication(
         throw ConfigurationError(variable: "IDENTITY_URL", message: "is required")
     }
     let keySet = RemoteKeySet(url: identity.appendingPathComponent(".well-known/jwks.json").absoluteString, httpClient: httpClient,
-                              maxAge: .seconds(600), minRefreshInterval: .seconds(5), logger: logger)
+                              maxAge: .seconds(600), minRefreshInterval: .seconds(1), logger: logger)
     let verifier = AccessTokenVerifier(keySet: keySet, clock: dependencies.clock)
 
     var readiness = ReadinessChecks()

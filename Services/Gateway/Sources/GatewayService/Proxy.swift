@@ -33,11 +33,15 @@ struct ProxyMiddleware: RouterMiddleware {
             context.auth = try await verifier.verify(try RequireAccessToken.bearerToken(request))
         }
         let address = clientAddress(request, context: context)
+        // Sign-in routes: a bucket per client address (credential guessing); everything else: per user, or per
+        // address for anonymous calls.
         let decision: RateLimiter.Decision
-        if route.limitByAddress || context.auth == nil {
-            decision = await limiter.check(scope: "ip", key: address, limit: configuration.signInLimitPerMinute)
+        if route.limitByAddress {
+            decision = await limiter.check(scope: "signin", key: address, limit: configuration.signInLimitPerMinute)
+        } else if let sub = context.auth?.sub {
+            decision = await limiter.check(scope: "user", key: sub, limit: configuration.userLimitPerMinute)
         } else {
-            decision = await limiter.check(scope: "user", key: context.auth?.sub ?? address, limit: configuration.userLimitPerMinute)
+            decision = await limiter.check(scope: "ip", key: address, limit: configuration.userLimitPerMinute)
         }
         if case .limited(let retryAfter) = decision { throw Problem.tooManyRequests(retryAfter: retryAfter) }
         guard let upstream = upstreams[route.service] else {
@@ -61,8 +65,9 @@ struct ProxyMiddleware: RouterMiddleware {
 
     func clientAddress(_ request: Request, context: Context) -> String {
         if configuration.trustForwardedFor, let forwarded = request.headers[.xForwardedFor],
-           let first = forwarded.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty {
-            return first
+           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
+            // The load balancer appends the address it saw; anything before it was written by the client.
+            return last
         }
         return context.remoteAddress?.ipAddress ?? "unknown"
     }
@@ -76,7 +81,8 @@ struct ProxyMiddleware: RouterMiddleware {
         for field in request.headers where !Self.hopByHop.contains(field.name.canonicalName) && field.name != .xForwardedFor {
             outbound.headers.add(name: field.name.rawName, value: field.value)
         }
-        let forwardedFor = [request.headers[.xForwardedFor], clientAddress].compactMap { $0 }.joined(separator: ", ")
+        let peer = context.remoteAddress?.ipAddress ?? clientAddress
+        let forwardedFor = configuration.trustForwardedFor ? [request.headers[.xForwardedFor], peer].compactMap { $0 }.joined(separator: ", ") : peer
         outbound.headers.replaceOrAdd(name: "X-Forwarded-For", value: forwardedFor)
         outbound.headers.replaceOrAdd(name: "X-Request-Id", value: context.requestID)
         if ![.get, .head, .delete, .options].contains(request.method) || request.headers[.contentLength] != nil {
@@ -85,6 +91,8 @@ struct ProxyMiddleware: RouterMiddleware {
             do {
                 body = try await request.collectBody(upTo: configuration.maxBodyBytes)
             } catch let error as HTTPError where error.status == .contentTooLarge {
+                throw Problem.tooLarge("The body must be at most \(configuration.maxBodyBytes) bytes.")
+            } catch is NIOTooManyBytesError {
                 throw Problem.tooLarge("The body must be at most \(configuration.maxBodyBytes) bytes.")
             }
             outbound.body = .bytes(body)

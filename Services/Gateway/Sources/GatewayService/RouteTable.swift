@@ -8,7 +8,7 @@ public struct RouteTable: Sendable {
         public var service: String
         /// Reachable without an access token.
         public var isPublic: Bool
-        /// Rate-limited per client address rather than per user (sign-in).
+        /// Sign-in: rate-limited per client address with the stricter sign-in limit.
         public var limitByAddress: Bool
     }
 
@@ -18,9 +18,9 @@ public struct RouteTable: Sendable {
         Entry(prefix: "/v1/auth/device", service: "identity", isPublic: true, limitByAddress: true),
         Entry(prefix: "/v1/auth/google", service: "identity", isPublic: true, limitByAddress: true),
         Entry(prefix: "/v1/auth/apple", service: "identity", isPublic: true, limitByAddress: true),
-        Entry(prefix: "/v1/auth/refresh", service: "identity", isPublic: true, limitByAddress: true),
+        Entry(prefix: "/v1/auth/refresh", service: "identity", isPublic: true, limitByAddress: false),
         Entry(prefix: "/v1/auth", service: "identity", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/.well-known/jwks.json", service: "identity", isPublic: true, limitByAddress: true),
+        Entry(prefix: "/.well-known/jwks.json", service: "identity", isPublic: true, limitByAddress: false),
         Entry(prefix: "/v1/me", service: "identity", isPublic: false, limitByAddress: false),
         Entry(prefix: "/v1/pairing", service: "identity", isPublic: false, limitByAddress: false),
         Entry(prefix: "/v1/moments", service: "media", isPublic: false, limitByAddress: false),

@@ -9,6 +9,9 @@ do {
     let app = try await buildGatewayApplication(configuration)
     try await app.runService()
 } catch let error as ConfigurationError {
-    print("gateway: \(error)")
+    FileHandle.standardError.write(Data("gateway: \(error)\n".utf8))
     exit(78)  // EX_CONFIG
+} catch {
+    FileHandle.standardError.write(Data("gateway: stopped: \(error)\n".utf8))
+    exit(1)
 }

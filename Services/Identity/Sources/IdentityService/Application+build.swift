@@ -47,7 +47,8 @@ public func buildIdentityApplication(
 
     func providerVerifier(_ method: String, _ provider: IdentityConfiguration.Provider?) -> ExternalIdentityVerifier? {
         provider.map {
-            ExternalIdentityVerifier(method: method, keySet: RemoteKeySet(url: $0.keySetURL, httpClient: dependencies.httpClient, logger: logger),
+            ExternalIdentityVerifier(method: method, keySet: RemoteKeySet(url: $0.keySetURL, httpClient: dependencies.httpClient,
+                                                                          minRefreshInterval: .seconds(1), logger: logger),
                                      issuers: $0.issuers, audiences: $0.audiences, clock: clock, leeway: 60)
         }
     }
@@ -68,16 +69,18 @@ public func buildIdentityApplication(
         .addRoutes(to: router, requireAuth: requireAuth)
     MeController(store: store).addRoutes(to: router.group("/v1/me").add(middleware: requireAuth))
 
+    let migrated = StartupGate()
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-identity"),
         services: [postgres, RedisLifecycle(client: redis),
-                   OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger)],
+                   OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger, startAfter: migrated)],
         logger: logger
     )
     app.beforeServerStarts {
         let migrations = EventMigrations.all + (try Migration.load(from: IdentityResources.migrations))
         try await Migrator.migrate(schema: IdentityStore.schema, migrations: migrations, client: postgres, logger: logger)
+        migrated.open()
         _ = try await keys.issuer()
     }
     return app

@@ -42,7 +42,7 @@ struct ExternalIdentityVerifier: Sendable {
         let keys: JWTKeyCollection
         do {
             keys = try await keySet.keys(for: header.kid)
-        } catch let error as TokenError where error.code == "keys_unavailable" {
+        } catch is KeySetUnavailable {
             throw Problem(status: 503, code: "identity_provider_unavailable", title: "Sign-in provider unavailable",
                           detail: "The \(method) signing keys could not be fetched; try again shortly.")
         } catch {

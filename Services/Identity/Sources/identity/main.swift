@@ -9,6 +9,9 @@ do {
     let app = try await buildIdentityApplication(configuration)
     try await app.runService()
 } catch let error as ConfigurationError {
-    print("identity: \(error)")
+    FileHandle.standardError.write(Data("identity: \(error)\n".utf8))
     exit(78)  // EX_CONFIG
+} catch {
+    FileHandle.standardError.write(Data("identity: stopped: \(error)\n".utf8))
+    exit(1)
 }
