@@ -1,0 +1,266 @@
+import Foundation
+import GatewayService
+import Hummingbird
+import HummingbirdTesting
+import LanternCore
+import LanternTestSupport
+import LanternTokens
+import NIOCore
+import NIOFoundationCompat
+import Synchronization
+import Testing
+
+/// A stand-in for identity and the other services: publishes a real EdDSA key set, echoes what it receives.
+final class HitCounter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
+
+struct FakeUpstream {
+    let issuer: AccessTokenIssuer
+    let hits = HitCounter()
+
+    init() async throws {
+        var seed = [UInt8](repeating: 0, count: 32)
+        for i in seed.indices { seed[i] = .random(in: 0...255) }
+        issuer = try await AccessTokenIssuer(privateKey: Data(seed), clock: .system)
+    }
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        let issuer = self.issuer
+        let hits = self.hits
+        router.get("/.well-known/jwks.json") { _, _ in
+            let data = try JSONEncoder().encode(issuer.jwks)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        router.get("/health/ready") { _, _ in "ok" }
+        router.on("/v1/**", method: .get) { request, _ in try Self.echo(request, hits: hits) }
+        router.on("/v1/**", method: .post) { request, _ in try Self.echo(request, hits: hits) }
+        return router
+    }
+
+    static func echo(_ request: Request, hits: HitCounter) throws -> Response {
+        hits.increment()
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        let data = try JSONSerialization.data(withJSONObject: ["path": request.uri.description, "headers": headers])
+        return Response(status: .created, headers: [.contentType: "application/json", .init("X-Upstream")!: "yes"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    func token(now: Date = Date()) async throws -> String {
+        try await issuer.issue(userID: UUID(), sessionID: UUID(), app: .pairly).token
+    }
+}
+
+struct Echo: Decodable {
+    var path: String
+    var headers: [String: String]
+}
+
+@Suite("Gateway")
+struct GatewayTests {
+    func withGateway(_ extra: [String: String] = [:], _ body: @Sendable (any TestClientProtocol, FakeUpstream) async throws -> Void) async throws {
+        let upstream = try await FakeUpstream()
+        try await LoopbackServer.run(router: upstream.router()) { port in
+            var variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": TestEnvironment.uniquePrefix(), "LOG_LEVEL": "error",
+                             "IDENTITY_URL": "http://127.0.0.1:\(port)", "CONTENT_URL": "http://127.0.0.1:\(port)",
+                             "MEDIA_URL": "http://127.0.0.1:9", "UPSTREAM_TIMEOUT": "0.5"]
+            variables.merge(extra) { $1 }
+            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+            try await app.test(.router) { client in try await body(client, upstream) }
+        }
+    }
+
+    @Test("public sign-in routes are forwarded with request id and client address; status, headers and body come back")
+    func forwardsPublicRoutes() async throws {
+        try await withGateway { client, upstream in
+            let response = try await client.execute(uri: "/v1/auth/device?x=1", method: .post, headers: [.contentType: "application/json", .init("X-Request-Id")!: "req-123"],
+                                                    body: ByteBuffer(string: "{}"))
+            #expect(response.status == .created)
+            #expect(response.headers[.init("X-Upstream")!] == "yes")
+            let echo = try JSONDecoder().decode(Echo.self, from: Data(buffer: response.body))
+            #expect(echo.path == "/v1/auth/device?x=1")
+            #expect(echo.headers["x-request-id"] == "req-123")
+            #expect(echo.headers["x-forwarded-for"] != nil)
+            #expect(response.headers[.init("X-Request-Id")!] == "req-123")
+        }
+    }
+
+    @Test("protected routes need a valid access token at the edge; the token is forwarded")
+    func edgeAuthentication() async throws {
+        try await withGateway { client, upstream in
+            let before = upstream.hits.value
+            let anonymous = try await client.execute(uri: "/v1/me", method: .get)
+            #expect(anonymous.status == .unauthorized)
+            #expect(anonymous.headers[.contentType] == "application/problem+json")
+            let forged = try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: "Bearer eyJhbGciOiJub25lIn0.e30."])
+            #expect(forged.status == .unauthorized)
+            #expect(upstream.hits.value == before)  // nothing reached the service
+
+            let token = try await upstream.token()
+            let ok = try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: "Bearer \(token)"])
+            #expect(ok.status == .created)
+            let echo = try JSONDecoder().decode(Echo.self, from: Data(buffer: ok.body))
+            #expect(echo.headers["authorization"] == "Bearer \(token)")
+        }
+    }
+
+    @Test("internal routes are never forwarded and dot segments are refused")
+    func internalRoutes() async throws {
+        try await withGateway { client, upstream in
+            let token = try await upstream.token()
+            for path in ["/internal/users", "/v1/me/internal/x", "/v1/fortunes/INTERNAL"] {
+                let response = try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer \(token)"])
+                #expect(response.status == .notFound, "\(path)")
+            }
+            let traversal = try await client.execute(uri: "/v1/me/%2e%2e/internal", method: .get, headers: [.authorization: "Bearer \(token)"])
+            #expect(traversal.status.code == 400 || traversal.status.code == 404)
+            #expect(upstream.hits.value == 0)
+        }
+    }
+
+    @Test("sign-in is rate-limited per client address with 429 and Retry-After")
+    func rateLimit() async throws {
+        try await withGateway(["RATE_LIMIT_SIGNIN_PER_MINUTE": "3"]) { client, _ in
+            var statuses: [Int] = []
+            var retryAfter: String?
+            for _ in 0..<5 {
+                let response = try await client.execute(uri: "/v1/auth/device", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: "{}"))
+                statuses.append(response.status.code)
+                if response.status == .tooManyRequests { retryAfter = response.headers[.retryAfter] }
+            }
+            #expect(statuses == [201, 201, 201, 429, 429])
+            #expect(retryAfter.flatMap(Int.init).map { (1...60).contains($0) } == true)
+        }
+    }
+
+    @Test("a service that is down or not deployed gives a 503 problem")
+    func upstreamFailures() async throws {
+        try await withGateway { client, upstream in
+            let token = try await upstream.token()
+            let auth: HTTPFields = [.authorization: "Bearer \(token)"]
+            let down = try await client.execute(uri: "/v1/moments/current", method: .get, headers: auth)
+            #expect(down.status == .serviceUnavailable)
+            #expect(String(buffer: down.body).contains("upstream_unavailable"))
+
+            let deployed = try await client.execute(uri: "/v1/fortunes", method: .get, headers: auth)
+            #expect(deployed.status == .created)
+
+            let missing = try await client.execute(uri: "/v1/symbi/state", method: .get, headers: auth)
+            #expect(missing.status == .serviceUnavailable)
+            #expect(String(buffer: missing.body).contains("service_unavailable"))
+        }
+    }
+
+    @Test("a slow service is cut off at UPSTREAM_TIMEOUT with 504")
+    func upstreamTimeout() async throws {
+        let upstream = try await FakeUpstream()
+        try await LoopbackServer.run(router: upstream.router()) { identityPort in
+            let router = Router()
+            router.get("/v1/fortunes/today") { _, _ -> String in
+                try await Task.sleep(for: .seconds(3))
+                return "late"
+            }
+            try await LoopbackServer.run(router: router) { slowPort in
+                let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": TestEnvironment.uniquePrefix(), "LOG_LEVEL": "error",
+                                 "IDENTITY_URL": "http://127.0.0.1:\(identityPort)", "CONTENT_URL": "http://127.0.0.1:\(slowPort)", "UPSTREAM_TIMEOUT": "0.3"]
+                let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+                try await app.test(.router) { client in
+                    let token = try await upstream.token()
+                    let started = ContinuousClock.now
+                    let response = try await client.execute(uri: "/v1/fortunes/today", method: .get, headers: [.authorization: "Bearer \(token)"])
+                    #expect(response.status == .gatewayTimeout)
+                    #expect(String(buffer: response.body).contains("upstream_timeout"))
+                    #expect(ContinuousClock.now - started < .seconds(2))
+                }
+            }
+        }
+    }
+
+    @Test("bodies over the gateway limit are refused with 413")
+    func bodyLimit() async throws {
+        try await withGateway(["GATEWAY_MAX_BODY_BYTES": "2048"]) { client, _ in
+            let response = try await client.execute(uri: "/v1/auth/device", method: .post, headers: [.contentType: "application/json"],
+                                                    body: ByteBuffer(string: String(repeating: "x", count: 5000)))
+            #expect(response.status == .contentTooLarge)
+        }
+    }
+
+    @Test("health aggregates the gateway and every deployed service; OpenAPI is served")
+    func healthAndOpenAPI() async throws {
+        try await withGateway { client, _ in
+            let health = try await client.execute(uri: "/health", method: .get)
+            let text = String(buffer: health.body)
+            #expect(health.status == .serviceUnavailable)  // MEDIA_URL points at a closed port
+            #expect(text.contains(#""identity":"ok""#) && text.contains(#""media":"unreachable""#))
+            #expect(try await client.execute(uri: "/health/live", method: .get).status == .ok)
+            let openapi = try await client.execute(uri: "/openapi.yaml", method: .get)
+            #expect(openapi.status == .ok)
+            #expect(String(buffer: openapi.body).hasPrefix("openapi: 3.1"))
+            let metrics = try await client.execute(uri: "/metrics", method: .get)
+            #expect(metrics.status == .ok)
+        }
+    }
+
+    @Test("a bad configuration value names its variable")
+    func configurationErrors() {
+        #expect {
+            _ = try GatewayConfiguration(settings: .fixed(["MEDIA_URL": "not a url"]))
+        } throws: { ($0 as? ConfigurationError)?.variable == "MEDIA_URL" }
+        #expect {
+            _ = try GatewayConfiguration(settings: .fixed(["RATE_LIMIT_SIGNIN_PER_MINUTE": "-1"]))
+        } throws: { ($0 as? ConfigurationError)?.variable == "RATE_LIMIT_SIGNIN_PER_MINUTE" }
+    }
+}
+
+@Suite("Route table")
+struct RouteTableTests {
+    @Test("prefixes match on segment boundaries; the most specific entry wins")
+    func matching() {
+        let table = RouteTable.lantern
+        #expect(table.match("/v1/me")?.service == "identity")
+        #expect(table.match("/v1/me/devices/abc")?.service == "identity")
+        #expect(table.match("/v1/meow") == nil)
+        #expect(table.match("/v1/auth/device")?.isPublic == true)
+        #expect(table.match("/v1/auth/logout")?.isPublic == false)
+        #expect(table.match("/v1/widgets/pairly")?.service == "media")
+        #expect(table.match("/v1/widgets/luckyday")?.service == "content")
+        #expect(table.match("/v1/symbi/widget")?.service == "health-brain")
+    }
+
+    @Test("every path in the OpenAPI document is routed by the gateway or served by it")
+    func openAPIPathsAreRouted() throws {
+        let paths = try OpenAPIDocument.paths()
+        #expect(!paths.isEmpty)
+        let own: Set<String> = ["/health", "/health/live", "/health/ready", "/metrics", "/openapi.yaml"]
+        for (path, _) in paths where !own.contains(path) {
+            #expect(RouteTable.lantern.match(path.replacingOccurrences(of: "{deviceId}", with: "x")) != nil, "\(path) has no route")
+        }
+    }
+}
+
+/// Reads `paths:` of docs/api/openapi.yaml (path → methods) without a YAML library: the layout is fixed.
+enum OpenAPIDocument {
+    static func paths() throws -> [(String, Set<String>)] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/api/openapi.yaml")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var result: [(String, Set<String>)] = []
+        var inPaths = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("paths:") { inPaths = true; continue }
+            if inPaths, let first = line.first, first != " ", first != "#" { break }
+            guard inPaths else { continue }
+            if line.hasPrefix("  /"), line.hasSuffix(":") {
+                result.append((String(line.dropFirst(2).dropLast()), []))
+            } else if line.hasPrefix("    "), !line.hasPrefix("     "), let last = result.indices.last {
+                let key = line.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: ":"))
+                if ["get", "put", "post", "patch", "delete"].contains(key) { result[last].1.insert(key) }
+            }
+        }
+        return result
+    }
+}
