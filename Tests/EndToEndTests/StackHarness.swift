@@ -1,0 +1,112 @@
+import AsyncHTTPClient
+import Foundation
+import LanternEvents
+import LanternRedis
+import LanternTestSupport
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// The real executables (`identity`, `gateway`) started as processes on free ports, against the test PostgreSQL
+/// and Redis, driven only through the gateway — as an app would.
+final class Stack: @unchecked Sendable {
+    let gateway: String
+    let streams: StreamNames
+    let http = HTTPClient(eventLoopGroupProvider: .singleton)
+    private var processes: [Process] = []
+
+    private init(gateway: String, streams: StreamNames) {
+        self.gateway = gateway
+        self.streams = streams
+    }
+
+    static var binPath: URL {
+        if let path = ProcessInfo.processInfo.environment["LANTERN_BIN_PATH"] { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug")
+    }
+
+    static func run(_ body: @Sendable (Stack) async throws -> Void) async throws {
+        try await TestEnvironment.withDatabase { databaseURL in
+            let prefix = TestEnvironment.uniquePrefix()
+            let identityPort = Int.random(in: 20_000...29_999)
+            let gatewayPort = identityPort + 10_000
+            let common = ["DATABASE_URL": databaseURL, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
+                          "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "notice"]
+            let stack = Stack(gateway: "http://127.0.0.1:\(gatewayPort)", streams: StreamNames(prefix: prefix))
+            do {
+                try stack.start("identity", environment: common.merging(["HTTP_PORT": String(identityPort)]) { $1 })
+                try await stack.waitReady("http://127.0.0.1:\(identityPort)/health/ready")
+                try stack.start("gateway", environment: common.merging([
+                    "HTTP_PORT": String(gatewayPort), "IDENTITY_URL": "http://127.0.0.1:\(identityPort)",
+                ]) { $1 })
+                try await stack.waitReady("\(stack.gateway)/health/ready")
+                try await body(stack)
+            } catch {
+                stack.stop()
+                try? await stack.http.shutdown()
+                throw error
+            }
+            stack.stop()
+            try await stack.http.shutdown()
+        }
+    }
+
+    private func start(_ name: String, environment: [String: String]) throws {
+        let process = Process()
+        process.executableURL = Self.binPath.appendingPathComponent(name)
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        process.environment = env
+        let logs = Self.binPath.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".lantern/e2e-logs")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        let log = logs.appendingPathComponent("\(name)-\(environment["HTTP_PORT"] ?? "").log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        processes.append(process)
+    }
+
+    private func waitReady(_ url: String) async throws {
+        for _ in 0..<300 {
+            if let response = try? await http.execute(HTTPClientRequest(url: url), timeout: .seconds(1)), response.status == .ok { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw StackError("\(url) did not become ready")
+    }
+
+    /// SIGTERM: the executables shut down gracefully.
+    func stop() {
+        for process in processes where process.isRunning { process.terminate() }
+        processes = []
+    }
+
+    struct Reply: Sendable {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: Data
+        func json<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(T.self, from: body) }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var problemCode: String? { (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["code"] as? String }
+    }
+
+    func call(_ method: HTTPMethod, _ path: String, token: String? = nil, json: String? = nil, contentType: String = "application/json") async throws -> Reply {
+        var request = HTTPClientRequest(url: gateway + path)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let json {
+            request.headers.add(name: "Content-Type", value: contentType)
+            request.body = .bytes(ByteBuffer(string: json))
+        }
+        let response = try await http.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: body))
+    }
+}
+
+struct StackError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
