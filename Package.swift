@@ -44,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -62,7 +63,7 @@ let package = Package(
         .executableTarget(name: "gateway", dependencies: ["GatewayService"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
 
         // MARK: Tools
-        .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", httpClient, nioCore, nioPosix], path: "Tools/lantern-bench", swiftSettings: strict),
+        .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", lifecycle, logging, .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
 
         // MARK: Tests
         .target(name: "LanternTestSupport", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents", postgres, hummingbird, crypto, jwt, .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient, lifecycle, logging], path: "Tests/LanternTestSupport", swiftSettings: strict),

@@ -97,13 +97,16 @@ public struct StreamConsumer: Service {
             "BLOCK", String(max(1, blockMillis)), "STREAMS", options.stream, ">",
         ])
         guard let streams = reply.array else { return }  // nil reply: BLOCK timed out
+        var handled: [String] = []
         for stream in streams {
             guard let pair = stream.array, pair.count == 2, let entries = pair[1].array else { continue }
             for entry in entries {
                 guard let (id, fields) = Self.parseEntry(entry) else { continue }
-                await process(id: id, fields: fields, deliveries: 1)
+                if await process(id: id, fields: fields, deliveries: 1, acknowledge: false) { handled.append(id) }
             }
         }
+        // One XACK per batch: a crash before it only means redelivery, which handlers tolerate.
+        if !handled.isEmpty { try await redis.send(["XACK", options.stream, options.group] + handled) }
     }
 
     /// Takes over messages idle longer than `claimIdle` (a crashed or stuck consumer's), then retries or
@@ -141,25 +144,29 @@ public struct StreamConsumer: Service {
         return counts
     }
 
-    func process(id: String, fields: [String: String], deliveries: Int) async {
+    /// Handles one entry; returns true when it succeeded and still needs its XACK (when `acknowledge` is false).
+    @discardableResult
+    func process(id: String, fields: [String: String], deliveries: Int, acknowledge: Bool = true) async -> Bool {
         let dimensions = [("stream", options.stream), ("group", options.group)]
         guard let raw = fields["event"], let envelope = try? EventEnvelope.decode(raw) else {
             await deadLetter(id: id, fields: fields, deliveries: deliveries, reason: "undecodable envelope")
-            return
+            return false
         }
         if deliveries > options.maxDeliveries {
             await deadLetter(id: id, fields: fields, deliveries: deliveries, reason: "delivered \(deliveries) times without success")
-            return
+            return false
         }
         do {
             try await handler(envelope)
-            try await redis.send(["XACK", options.stream, options.group, id])
+            if acknowledge { try await redis.send(["XACK", options.stream, options.group, id]) }
             Counter(label: "lantern_events_handled_total", dimensions: dimensions + [("result", "ok")]).increment()
+            return !acknowledge
         } catch {
             // Left pending on purpose: it is retried after `claimIdle`.
             Counter(label: "lantern_events_handled_total", dimensions: dimensions + [("result", "error")]).increment()
             logger.error("event handler failed", metadata: ["entry": "\(id)", "eventId": "\(envelope.id)", "type": "\(envelope.type)",
                                                           "deliveries": "\(deliveries)", "error": "\(error)"])
+            return false
         }
     }
 

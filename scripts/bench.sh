@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# make bench: release build, a private PostgreSQL + Redis, identity and gateway with rate limits lifted, then
+#   1. GET /v1/me through the gateway and straight to identity (wrk, 64 connections),
+#   2. the event bus (lantern-bench bus),
+#   3. resident memory of each idle executable.
+# Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
+source "$(dirname "$0")/lib.sh"
+
+PG_PORT="${LANTERN_BENCH_PG_PORT:-54339}"
+REDIS_PORT="${LANTERN_BENCH_REDIS_PORT:-63809}"
+DURATION="${BENCH_DURATION:-15s}"
+CONNECTIONS="${BENCH_CONNECTIONS:-64}"
+OUT="$STATE/bench/results.txt"
+
+ensure_packages --bench
+start_postgres bench "$PG_PORT" "-c fsync=off -c synchronous_commit=off"
+start_redis bench "$REDIS_PORT"
+ADMIN_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/postgres"
+psql_url "$ADMIN_URL" "DROP DATABASE IF EXISTS lantern_bench WITH (FORCE)"
+psql_url "$ADMIN_URL" "CREATE DATABASE lantern_bench"
+
+say "building release binaries (a first release build takes ~12 minutes)"
+swift_build -c release --product identity
+swift_build -c release --product gateway
+swift_build -c release --product lantern-bench
+BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)"
+
+mkdir -p "$STATE/bench"
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  stop_redis bench "$REDIS_PORT"; stop_postgres bench
+}
+trap cleanup EXIT
+
+export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench?pool=32"
+export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" LOG_LEVEL=warning HTTP_HOST=127.0.0.1
+export RATE_LIMIT_USER_PER_MINUTE=100000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000
+HTTP_PORT=18081 "$BIN/identity" > "$STATE/bench/identity.log" 2>&1 & PIDS+=($!); IDENTITY_PID=$!
+wait_http http://127.0.0.1:18081/health/ready 60 || die "identity did not start"
+HTTP_PORT=18080 IDENTITY_URL=http://127.0.0.1:18081 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
+wait_http http://127.0.0.1:18080/health/ready 60 || die "gateway did not start"
+
+sleep 3
+: > "$OUT"
+"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | tee -a "$OUT"
+
+TOKEN=$(curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type: application/json' \
+  -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"luckyday\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])')
+export TOKEN
+
+run_wrk() {
+  local name="$1" url="$2"
+  say "wrk $name: $CONNECTIONS connections, $DURATION"
+  wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$ROOT/scripts/bench/bearer.lua" "$url" > "$STATE/bench/wrk-$name.txt"
+  local rps p50 p99 non2xx
+  rps=$(awk '/Requests\/sec/ {print $2}' "$STATE/bench/wrk-$name.txt")
+  p50=$(awk '$1 == "50%" {print $2}' "$STATE/bench/wrk-$name.txt")
+  p99=$(awk '$1 == "99%" {print $2}' "$STATE/bench/wrk-$name.txt")
+  non2xx=$(awk '/Non-2xx/ {print $4}' "$STATE/bench/wrk-$name.txt")
+  echo "http.$name rps=$rps p50=$p50 p99=$p99 non2xx=${non2xx:-0}" | tee -a "$OUT"
+}
+# Warm-up, then the measured runs.
+wrk -t1 -c8 -d3s -s "$ROOT/scripts/bench/bearer.lua" http://127.0.0.1:18080/v1/me > /dev/null
+run_wrk identity-direct http://127.0.0.1:18081/v1/me
+run_wrk gateway http://127.0.0.1:18080/v1/me
+
+say "event bus"
+"$BIN/lantern-bench" bus --redis "redis://127.0.0.1:$REDIS_PORT/0" | tee -a "$OUT"
+
+"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
+say "results in $OUT"
