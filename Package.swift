@@ -58,9 +58,9 @@ let package = Package(
 
         // MARK: Services (library + thin executable)
         .target(name: "IdentityService", dependencies: ["LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, postgres, jwt, crypto, httpClient, lifecycle, nioFoundation], path: "Services/Identity/Sources/IdentityService", resources: [.copy("Migrations")], swiftSettings: strict),
-        .executableTarget(name: "identity", dependencies: ["IdentityService"], path: "Services/Identity/Sources/identity", swiftSettings: strict),
+        .executableTarget(name: "identity", dependencies: ["IdentityService", "LanternCore", nioCore, nioPosix], path: "Services/Identity/Sources/identity", swiftSettings: strict),
         .target(name: "GatewayService", dependencies: ["LanternCore", "LanternHTTP", "LanternRedis", "LanternTokens", "LanternEvents", hummingbird, httpTypes, httpClient, crypto, lifecycle, nioFoundation], path: "Services/Gateway/Sources/GatewayService", resources: [.copy("openapi.yaml")], swiftSettings: strict),
-        .executableTarget(name: "gateway", dependencies: ["GatewayService"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
+        .executableTarget(name: "gateway", dependencies: ["GatewayService", "LanternCore", nioCore, nioPosix], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
 
         // MARK: Tools
         .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", lifecycle, logging, .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
@@ -71,6 +71,7 @@ let package = Package(
         .testTarget(name: "LanternEventsTests", dependencies: ["LanternEvents", "LanternTestSupport", postgres], path: "Tests/LanternEventsTests", swiftSettings: strict),
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "LanternTestSupport", hummingbirdTesting, jwt, crypto], path: "Tests/IdentityServiceTests", swiftSettings: strict),
         .testTarget(name: "GatewayServiceTests", dependencies: ["GatewayService", "LanternTestSupport", hummingbirdTesting], path: "Tests/GatewayServiceTests", swiftSettings: strict),
+        .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["LanternTestSupport", "LanternEvents", httpClient], path: "Tests/EndToEndTests", swiftSettings: strict),
     ]
 )

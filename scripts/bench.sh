@@ -35,7 +35,7 @@ trap cleanup EXIT
 
 export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench?pool=32"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" LOG_LEVEL=warning HTTP_HOST=127.0.0.1
-export RATE_LIMIT_USER_PER_MINUTE=100000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000
+export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000
 HTTP_PORT=18081 "$BIN/identity" > "$STATE/bench/identity.log" 2>&1 & PIDS+=($!); IDENTITY_PID=$!
 wait_http http://127.0.0.1:18081/health/ready 60 || die "identity did not start"
 HTTP_PORT=18080 IDENTITY_URL=http://127.0.0.1:18081 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!

@@ -21,6 +21,7 @@ ensure_packages() {
   command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
   [ -f /usr/include/hiredis/hiredis.h ] || missing+=(libhiredis-dev)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
   if [ "${1:-}" = "--bench" ]; then command -v wrk >/dev/null 2>&1 || missing+=(wrk); fi
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]} (Debian packages)"

@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import Synchronization
 
 /// A start-up configuration mistake, naming the environment variable so an operator can fix it at once.
 public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
@@ -20,8 +21,13 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// silently replaced by the default.
 public struct Settings: Sendable {
     public let reader: ConfigReader
+    /// When set, remembers every variable read (deployment tests compare it with docker-compose.yml).
+    public let recorder: VariableRecorder?
 
-    public init(reader: ConfigReader) { self.reader = reader }
+    public init(reader: ConfigReader, recorder: VariableRecorder? = nil) {
+        self.reader = reader
+        self.recorder = recorder
+    }
 
     /// Reads the process environment.
     public static func environment() -> Settings {
@@ -29,8 +35,8 @@ public struct Settings: Sendable {
     }
 
     /// A fixed set of variables (tests, tools), written as environment variable names.
-    public static func fixed(_ variables: [String: String]) -> Settings {
-        Settings(reader: ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: variables)))
+    public static func fixed(_ variables: [String: String], recorder: VariableRecorder? = nil) -> Settings {
+        Settings(reader: ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: variables)), recorder: recorder)
     }
 
     public static func variableName(_ key: String) -> String {
@@ -38,6 +44,7 @@ public struct Settings: Sendable {
     }
 
     public func string(_ key: String) -> String? {
+        recorder?.record(Self.variableName(key))
         guard let value = reader.string(forKey: ConfigKey(key)), !value.isEmpty else { return nil }
         return value
     }
@@ -110,6 +117,14 @@ public struct Settings: Sendable {
         components.password = "***"
         return components.string ?? "<redacted>"
     }
+}
+
+/// The environment variable names a configuration read.
+public final class VariableRecorder: Sendable {
+    private let names = Mutex<Set<String>>([])
+    public init() {}
+    func record(_ name: String) { names.withLock { _ = $0.insert(name) } }
+    public var variables: Set<String> { names.withLock { $0 } }
 }
 
 /// Settings every Lantern process reads.

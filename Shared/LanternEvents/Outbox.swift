@@ -72,7 +72,10 @@ public struct OutboxRelay: Service {
     }
 
     public func run() async throws {
-        if let gate { await cancelWhenGracefulShutdown { await gate.wait() } }
+        if let gate {
+            await cancelWhenGracefulShutdown { await gate.wait() }
+            guard gate.isOpen else { return }  // shut down before start-up finished
+        }
         let signal = outbox.signal
         let pollInterval = self.pollInterval
         await withTaskGroup(of: Void.self) { group in

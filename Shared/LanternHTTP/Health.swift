@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LanternRedis
 import PostgresNIO
+import Synchronization
 
 /// Named checks behind `/health/ready`: the process is ready when every dependency answers in time.
 public struct ReadinessChecks: Sendable {
@@ -51,15 +52,51 @@ public struct TimeoutError: Error, CustomStringConvertible {
 }
 
 /// Runs `body`, throwing `TimeoutError` if it takes longer than `timeout`.
+///
+/// Returns at the deadline even when `body` cannot be interrupted (a blocking hiredis call): the late result is
+/// dropped. A task group would wait for its child, which is exactly what must not happen on a request path.
 public func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            throw TimeoutError()
+    let once = ResumeOnce<T>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            once.install(continuation)
+            let work = Task {
+                do { once.resume(.success(try await body())) } catch { once.resume(.failure(error)) }
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                if once.resume(.failure(TimeoutError())) { work.cancel() }
+            }
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next() else { throw TimeoutError() }
-        return first
+    } onCancel: {
+        once.resume(.failure(CancellationError()))
+    }
+}
+
+/// A continuation resumed by whichever result comes first.
+final class ResumeOnce<T: Sendable>: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, early: Result<T, any Error>?, done: Bool)>((nil, nil, false))
+
+    func install(_ continuation: CheckedContinuation<T, any Error>) {
+        let early = state.withLock { s -> Result<T, any Error>? in
+            if let early = s.early { s.early = nil; return early }
+            s.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    @discardableResult
+    func resume(_ result: Result<T, any Error>) -> Bool {
+        let continuation = state.withLock { s -> CheckedContinuation<T, any Error>?? in
+            if s.done { return nil }
+            s.done = true
+            guard let c = s.continuation else { s.early = result; return .some(nil) }
+            s.continuation = nil
+            return .some(c)
+        }
+        guard let continuation else { return false }
+        continuation?.resume(with: result)
+        return true
     }
 }

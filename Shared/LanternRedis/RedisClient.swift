@@ -16,10 +16,11 @@ public final class RedisClient: Sendable {
     /// - Parameters:
     ///   - size: connections and threads; calls beyond that queue.
     ///   - commandTimeout: read timeout of each command; must exceed any `BLOCK` time used.
-    public init(endpoint: RedisEndpoint, size: Int = 4, commandTimeout: Duration = .seconds(5)) {
+    ///   - connectTimeout: how long a (re)connect may take.
+    public init(endpoint: RedisEndpoint, size: Int = 4, commandTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(2)) {
         precondition(size > 0)
         self.endpoint = endpoint
-        let connections = (0..<size).map { _ in RedisConnection(endpoint: endpoint, commandTimeout: commandTimeout) }
+        let connections = (0..<size).map { _ in RedisConnection(endpoint: endpoint, commandTimeout: commandTimeout, connectTimeout: connectTimeout) }
         self.all = connections
         self.idle = Mutex(connections)
         self.pool = NIOThreadPool(numberOfThreads: size)

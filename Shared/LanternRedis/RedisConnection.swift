@@ -36,12 +36,14 @@ public struct RedisEndpoint: Sendable, Equatable {
 final class RedisConnection: @unchecked Sendable {
     private let endpoint: RedisEndpoint
     private let commandTimeout: Duration
+    private let connectTimeout: Duration
     private var context: UnsafeMutablePointer<redisContext>?
     private let lock = NSLock()
 
-    init(endpoint: RedisEndpoint, commandTimeout: Duration) {
+    init(endpoint: RedisEndpoint, commandTimeout: Duration, connectTimeout: Duration) {
         self.endpoint = endpoint
         self.commandTimeout = commandTimeout
+        self.connectTimeout = connectTimeout
     }
 
     deinit { if let context { redisFree(context) } }
@@ -75,7 +77,7 @@ final class RedisConnection: @unchecked Sendable {
 
     private func connectedContext() throws -> UnsafeMutablePointer<redisContext> {
         if let context { return context }
-        let ctx = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), Self.timeval(.seconds(2)))
+        let ctx = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), Self.timeval(connectTimeout))
         guard let ctx else { throw RedisError.connection("cannot allocate a context") }
         if ctx.pointee.err != 0 {
             let message = Self.errorString(ctx)

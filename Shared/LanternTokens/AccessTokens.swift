@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JWTKit
 import LanternCore
+import Synchronization
 
 /// Signs access and service tokens with an Ed25519 key (EdDSA), and publishes the public half as a JWK set.
 public struct AccessTokenIssuer: Sendable {
@@ -69,10 +70,15 @@ public struct PublicJWKS: Codable, Sendable {
 }
 
 /// Verifies Lantern access tokens: EdDSA only, known `kid`, issuer, audience, and time with a small leeway.
+///
+/// A signature check costs ~60 µs of CPU, more than the rest of a typical request, and apps send the same token
+/// for its whole lifetime: tokens whose signature and audience checked out are remembered (bounded), while time
+/// is checked on every call.
 public struct AccessTokenVerifier: Sendable {
     let clock: WallClock
     let leeway: TimeInterval
     let keys: @Sendable (String?) async throws -> JWTKeyCollection
+    let cache = VerifiedTokens(capacity: 10_000)
 
     public init(clock: WallClock, leeway: TimeInterval = 30, keys: @escaping @Sendable (String?) async throws -> JWTKeyCollection) {
         self.clock = clock
@@ -87,6 +93,9 @@ public struct AccessTokenVerifier: Sendable {
 
     /// Returns the claims of a valid token for `audience`, or throws `TokenError`.
     public func verify(_ token: String, audience: String = TokenAudience.app) async throws -> AccessClaims {
+        if let claims = cache.claims(for: token), claims.aud == audience {
+            return try checkTime(claims)
+        }
         let header = try JWTHeaderFields.parse(token)
         // Pin the algorithm before looking at keys: no `none`, no HMAC-with-a-public-key confusion.
         guard header.alg == "EdDSA" else { throw TokenError("invalid_token", "The token's algorithm is not accepted.") }
@@ -97,10 +106,16 @@ public struct AccessTokenVerifier: Sendable {
         } catch {
             throw TokenError("invalid_token", "The token's signature is not valid.")
         }
-        let now = clock.now().timeIntervalSince1970
         guard claims.iss == TokenAudience.issuer, claims.aud == audience else {
             throw TokenError("invalid_token", "The token is not meant for this service.")
         }
+        _ = try checkTime(claims)
+        cache.insert(claims, for: token)
+        return claims
+    }
+
+    private func checkTime(_ claims: AccessClaims) throws -> AccessClaims {
+        let now = clock.now().timeIntervalSince1970
         guard Double(claims.exp) + leeway >= now else { throw TokenError("token_expired", "The access token has expired; refresh it.") }
         guard Double(claims.iat) - leeway <= now else { throw TokenError("invalid_token", "The token was issued in the future.") }
         return claims
@@ -110,4 +125,22 @@ public struct AccessTokenVerifier: Sendable {
 extension AccessTokenVerifier {
     /// The key collection this verifier would use for `kid` (lets one verifier delegate to another).
     public func keyCollection(for kid: String?) async throws -> JWTKeyCollection { try await keys(kid) }
+}
+
+/// Tokens whose signature has been verified, by token text. Bounded: when full it starts over, which costs a few
+/// re-verifications and keeps the memory flat.
+final class VerifiedTokens: Sendable {
+    private let capacity: Int
+    private let entries = Mutex<[String: AccessClaims]>([:])
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func claims(for token: String) -> AccessClaims? { entries.withLock { $0[token] } }
+
+    func insert(_ claims: AccessClaims, for token: String) {
+        entries.withLock {
+            if $0.count >= capacity { $0.removeAll(keepingCapacity: true) }
+            $0[token] = claims
+        }
+    }
 }

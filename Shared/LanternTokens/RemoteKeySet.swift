@@ -37,8 +37,8 @@ public actor RemoteKeySet {
         let stale = fetchedAt.map { now - $0 > maxAge } ?? true
         let unknown = kid.map { !kids.contains($0) } ?? false
         let mayRefresh = lastAttempt.map { now - $0 >= minRefreshInterval } ?? true
-        if (keys == nil || stale || unknown) && mayRefresh {
-            try await refresh()
+        if ((keys == nil || stale || unknown) && mayRefresh) || inFlight != nil {
+            try await refresh()  // starts a fetch, or joins the one under way
         }
         guard let keys else { throw KeySetUnavailable(reason: "no keys loaded from \(url)") }
         if let kid, !kids.contains(kid) {

@@ -58,7 +58,8 @@ final class Stack: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         process.environment = env
-        let logs = Self.binPath.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".lantern/e2e-logs")
+        let logs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".lantern/e2e-logs")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         let log = logs.appendingPathComponent("\(name)-\(environment["HTTP_PORT"] ?? "").log")
         FileManager.default.createFile(atPath: log.path, contents: nil)

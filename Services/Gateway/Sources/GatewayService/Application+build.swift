@@ -28,7 +28,9 @@ public func buildGatewayApplication(
         return logger
     }(logger)
 
-    let redis = RedisClient(endpoint: try RedisEndpoint(url: configuration.redisURL), size: 4)
+    // Rate limiting sits on every request: a slow Redis must cost at most 250 ms, then the limiter fails open.
+    let redis = RedisClient(endpoint: try RedisEndpoint(url: configuration.redisURL), size: 4,
+                            commandTimeout: .milliseconds(250), connectTimeout: .milliseconds(250))
     var clientConfiguration = HTTPClient.Configuration()
     clientConfiguration.timeout = .init(connect: .seconds(2), read: .milliseconds(Int64(configuration.upstreamTimeout * 1000)))
     clientConfiguration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)

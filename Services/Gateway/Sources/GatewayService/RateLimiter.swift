@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import LanternRedis
-import LanternHTTP
 import Logging
 
 /// Fixed-window request counters in Redis, shared by every gateway instance.
@@ -40,12 +39,12 @@ public struct RateLimiter: Sendable {
         let redisKey = "\(prefix):ratelimit:\(scope):\(key)"
         let windowMillis = String(window.components.seconds * 1000)
         do {
-            let reply: RedisValue = try await withTimeout(.milliseconds(250)) { [redis, scriptSHA] in
-                do {
-                    return try await redis.send(["EVALSHA", scriptSHA, "1", redisKey, windowMillis])
-                } catch RedisError.server(let message) where message.hasPrefix("NOSCRIPT") {
-                    return try await redis.send(["EVAL", Self.script, "1", redisKey, windowMillis])
-                }
+            // The client's own connect and read timeouts bound the wait (see `buildGatewayApplication`).
+            let reply: RedisValue
+            do {
+                reply = try await redis.send(["EVALSHA", scriptSHA, "1", redisKey, windowMillis])
+            } catch RedisError.server(let message) where message.hasPrefix("NOSCRIPT") {
+                reply = try await redis.send(["EVAL", Self.script, "1", redisKey, windowMillis])
             }
             guard let values = reply.array, values.count == 2, let count = values[0].int, let ttl = values[1].int else {
                 throw RedisError.unexpectedReply("\(reply)")

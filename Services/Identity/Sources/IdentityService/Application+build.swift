@@ -54,10 +54,7 @@ public func buildIdentityApplication(
     }
 
     // Tokens are verified with the key in hand; no HTTP round trip to ourselves.
-    let verifier = AccessTokenVerifier(clock: clock) { kid in
-        let issuer = try await keys.issuer()
-        return try await issuer.localVerifier().keyCollection(for: kid)
-    }
+    let verifier = AccessTokenVerifier(clock: clock) { kid in try await keys.verifier().keyCollection(for: kid) }
     let requireAuth = RequireAccessToken(verifier: verifier)
 
     var readiness = ReadinessChecks()

@@ -8,6 +8,8 @@ enum IdentityEvent {
         var userId: String
         var app: String
         var method: String
+        /// The name known at sign-up (Google profile or Apple's first sign-in), if any.
+        var displayName: String?
     }
 
     struct UserDeleted: Codable, Sendable {

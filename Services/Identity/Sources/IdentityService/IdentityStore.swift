@@ -91,7 +91,7 @@ struct IdentityStore: Sendable {
                     return false
                 }
                 let event = try EventEnvelope(type: "user.created", occurredAt: now, producer: IdentityEvent.producer, subject: id.lowercased,
-                                              payload: IdentityEvent.UserCreated(userId: id.lowercased, app: app.rawValue, method: method))
+                                              payload: IdentityEvent.UserCreated(userId: id.lowercased, app: app.rawValue, method: method, displayName: displayName))
                 try await outbox.enqueue(event, stream: stream, on: connection, logger: logger)
                 return true
             }

@@ -82,6 +82,7 @@ struct MeController: Sendable {
 
     @Sendable func deleteDevice(_ request: Request, context: LanternRequestContext) async throws -> Response {
         let id = try userID(context)
+        _ = try await currentUser(context)  // a deleted account is a 401, not a missing device
         let deviceID = context.parameters.get("deviceId") ?? ""
         guard try await store.removeDevice(userID: id, deviceID: deviceID) else {
             throw Problem.notFound("No device \(deviceID) is registered for this account.", code: "device_not_found")

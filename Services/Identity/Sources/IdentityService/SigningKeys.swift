@@ -9,6 +9,7 @@ actor SigningKeys {
     private let lifetime: TimeInterval
     private let clock: WallClock
     private var cached: AccessTokenIssuer?
+    private var cachedVerifier: AccessTokenVerifier?
 
     init(configured: Data?, store: IdentityStore, lifetime: TimeInterval, clock: WallClock) {
         self.configured = configured
@@ -24,5 +25,13 @@ actor SigningKeys {
         let issuer = try await AccessTokenIssuer(privateKey: seed, lifetime: lifetime, clock: clock)
         cached = issuer
         return issuer
+    }
+
+    /// A verifier for our own tokens, built once (identity checks tokens without an HTTP round trip to itself).
+    func verifier() async throws -> AccessTokenVerifier {
+        if let cachedVerifier { return cachedVerifier }
+        let verifier = try await issuer().localVerifier()
+        cachedVerifier = verifier
+        return verifier
     }
 }

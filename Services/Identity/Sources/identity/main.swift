@@ -2,8 +2,14 @@ import Foundation
 import Hummingbird
 import IdentityService
 import LanternCore
+import NIOCore
+import NIOPosix
 
 // identity: accounts, sessions, devices. Configuration: docs/configuration.md.
+// Run Swift concurrency on NIO's event loops: handlers, postgres-nio and the HTTP server then share threads
+// instead of hopping between two pools on every request (the process never blocks these threads).
+_ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+
 do {
     let configuration = try IdentityConfiguration(settings: .environment())
     let app = try await buildIdentityApplication(configuration)
