@@ -52,7 +52,7 @@ export TOKEN
 run_wrk() {
   local name="$1" url="$2"
   say "wrk $name: $CONNECTIONS connections, $DURATION"
-  wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$ROOT/scripts/bench/bearer.lua" "$url" > "$STATE/bench/wrk-$name.txt"
+  wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$ROOT/scripts/bench/bearer.lua" "$url" > "$STATE/bench/wrk-$name.txt"
   local rps p50 p99 non2xx
   rps=$(awk '/Requests\/sec/ {print $2}' "$STATE/bench/wrk-$name.txt")
   p50=$(awk '$1 == "50%" {print $2}' "$STATE/bench/wrk-$name.txt")

@@ -21,6 +21,13 @@ public struct EventPublisher: Sendable {
         try await publish(encoded: envelope.encoded(), to: stream)
     }
 
+    /// Publishes many encoded envelopes in one round trip (the outbox relay's path). Throws on the first failure;
+    /// entries before it may have been added, which at-least-once delivery allows.
+    public func publish(batch: [(stream: String, encoded: String)]) async throws {
+        let commands = batch.map { ["XADD", $0.stream, "MAXLEN", "~", String(maxLength), "*", "event", $0.encoded] }
+        for result in try await redis.pipeline(commands) { _ = try result.get() }
+    }
+
     @discardableResult
     public func publish(encoded: String, to stream: String) async throws -> String {
         let reply = try await redis.send(["XADD", stream, "MAXLEN", "~", String(maxLength), "*", "event", encoded])

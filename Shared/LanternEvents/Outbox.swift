@@ -114,10 +114,12 @@ public struct OutboxRelay: Service {
                 ORDER BY seq LIMIT \(batchSize) FOR UPDATE SKIP LOCKED
                 """, logger: logger)
             var published: [Int64] = []
+            var batch: [(stream: String, encoded: String)] = []
             for try await (seq, stream, payload) in rows.decode((Int64, String, String).self) {
-                _ = try await publisher.publish(encoded: payload, to: stream)
+                batch.append((stream, payload))
                 published.append(seq)
             }
+            try await publisher.publish(batch: batch)
             if !published.isEmpty {
                 try await connection.query("DELETE FROM \(unescaped: outbox.schema).outbox WHERE seq = ANY(\(published))", logger: logger)
             }

@@ -43,6 +43,18 @@ public final class RedisClient: Sendable {
     @discardableResult
     public func send(_ arguments: String...) async throws -> RedisValue { try await send(arguments) }
 
+    /// Sends `commands` in one round trip; replies (or error replies) come back in order.
+    public func pipeline(_ commands: [[String]]) async throws -> [Result<RedisValue, RedisError>] {
+        guard !commands.isEmpty else { return [] }
+        return try await pool.runIfActive { [self] in
+            guard let connection = self.idle.withLock({ $0.popLast() }) else {
+                throw RedisError.connection("no idle connection")
+            }
+            defer { self.idle.withLock { $0.append(connection) } }
+            return try connection.pipeline(commands)
+        }
+    }
+
     /// Closes connections and stops the threads. In-flight calls finish first.
     public func shutdown() async {
         try? await pool.shutdownGracefully()

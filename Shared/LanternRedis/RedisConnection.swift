@@ -68,6 +68,36 @@ final class RedisConnection: @unchecked Sendable {
         return value
     }
 
+    /// Sends several commands in one write and reads their replies in order (pipelining): one round trip
+    /// instead of one per command. Error replies are returned in place; a connection failure throws.
+    func pipeline(_ commands: [[String]]) throws -> [Result<RedisValue, RedisError>] {
+        lock.lock()
+        defer { lock.unlock() }
+        let ctx = try connectedContext()
+        for arguments in commands {
+            let status = Self.withArgv(arguments) { argc, argv, lengths in redisAppendCommandArgv(ctx, argc, argv, lengths) }
+            if status != REDIS_OK { throw dropContext(ctx) }
+        }
+        var results: [Result<RedisValue, RedisError>] = []
+        results.reserveCapacity(commands.count)
+        for _ in commands {
+            var reply: UnsafeMutableRawPointer?
+            guard redisGetReply(ctx, &reply) == REDIS_OK, let reply else { throw dropContext(ctx) }
+            let value = Self.decode(reply.assumingMemoryBound(to: redisReply.self))
+            freeReplyObject(reply)
+            if case .error(let message) = value { results.append(.failure(.server(message))) } else { results.append(.success(value)) }
+        }
+        return results
+    }
+
+    /// Frees a context after an I/O error; the next command reconnects.
+    private func dropContext(_ ctx: UnsafeMutablePointer<redisContext>) -> RedisError {
+        let message = Self.errorString(ctx)
+        redisFree(ctx)
+        context = nil
+        return RedisError.connection(message)
+    }
+
     func close() {
         lock.lock()
         defer { lock.unlock() }

@@ -62,7 +62,7 @@ final class Stack: @unchecked Sendable {
             .appendingPathComponent(".lantern/e2e-logs")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         let log = logs.appendingPathComponent("\(name)-\(environment["HTTP_PORT"] ?? "").log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle

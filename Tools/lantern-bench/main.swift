@@ -21,6 +21,7 @@ struct Bus: AsyncParsableCommand {
     @Option(help: "Redis URL") var redis = "redis://127.0.0.1:63809/0"
     @Option(help: "events in the throughput run") var events = 50_000
     @Option(help: "concurrent publishers in the throughput run") var publishers = 4
+    @Option(help: "events per XADD pipeline in the batched run (the outbox relay publishes this way)") var batch = 100
     @Option(help: "events per second in the latency run") var rate = 1_000
     @Option(help: "seconds of the latency run") var seconds = 10
 
@@ -32,32 +33,42 @@ struct Bus: AsyncParsableCommand {
         let client = RedisClient(endpoint: endpoint, size: publishers)
         let publisher = EventPublisher(redis: client, maxLength: 1_000_000)
 
-        // Throughput: `publishers` tasks publish `events` envelopes as fast as they can.
-        let throughputStream = streams.events("throughput")
-        let received = Counter()
-        let consumer = StreamConsumer(endpoint: endpoint, streams: streams, options: Self.options(throughputStream), logger: logger) { _ in
-            received.increment()
-        }
-        let total = events
-        let (publishSeconds, endToEndSeconds) = try await withService(consumer, logger: logger) {
-            let started = ContinuousClock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for p in 0..<publishers {
-                    group.addTask {
-                        let share = total / publishers + (p < total % publishers ? 1 : 0)
-                        for _ in 0..<share {
-                            try await publisher.publish(Self.envelope(sentAt: 0), to: throughputStream)
+        // Throughput, twice: one XADD per round trip, then pipelined batches as the outbox relay sends them.
+        for batchSize in [1, batch] {
+            let stream = streams.events("throughput\(batchSize)")
+            let received = Counter()
+            let consumer = StreamConsumer(endpoint: endpoint, streams: streams, options: Self.options(stream), logger: logger) { _ in
+                received.increment()
+            }
+            let total = events
+            let publishers = self.publishers
+            let (publishSeconds, endToEndSeconds) = try await withService(consumer, logger: logger) {
+                let started = ContinuousClock.now
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for p in 0..<publishers {
+                        group.addTask {
+                            var remaining = total / publishers + (p < total % publishers ? 1 : 0)
+                            while remaining > 0 {
+                                let n = min(batchSize, remaining)
+                                if n == 1 {
+                                    try await publisher.publish(Self.envelope(sentAt: 0), to: stream)
+                                } else {
+                                    try await publisher.publish(batch: try (0..<n).map { _ in (stream, try Self.envelope(sentAt: 0).encoded()) })
+                                }
+                                remaining -= n
+                            }
                         }
                     }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
+                let published = ContinuousClock.now - started
+                while received.value < total { try await Task.sleep(for: .milliseconds(1)) }
+                return (published.seconds, (ContinuousClock.now - started).seconds)
             }
-            let published = ContinuousClock.now - started
-            while received.value < total { try await Task.sleep(for: .milliseconds(1)) }
-            return (published.seconds, (ContinuousClock.now - started).seconds)
+            print(String(format: "bus.throughput batch=%d events=%d publishers=%d publish=%.0f/s publish_to_consume=%.0f/s",
+                         batchSize, total, publishers, Double(total) / publishSeconds, Double(total) / endToEndSeconds))
+            _ = try? await client.send(["DEL", stream])
         }
-        print(String(format: "bus.throughput events=%d publishers=%d publish=%.0f/s publish_to_consume=%.0f/s",
-                     total, publishers, Double(total) / publishSeconds, Double(total) / endToEndSeconds))
 
         // Latency: one publisher at `rate`/s; the consumer measures publish → handler on the monotonic clock.
         let latencyStream = streams.events("latency")
@@ -83,7 +94,7 @@ struct Bus: AsyncParsableCommand {
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
         print(String(format: "bus.latency rate=%d/s events=%d p50=%.3fms p99=%.3fms max=%.3fms",
                      rate, sorted.count, percentile(0.50), percentile(0.99), sorted.last ?? 0))
-        _ = try? await client.send(["DEL", throughputStream, latencyStream])
+        _ = try? await client.send(["DEL", latencyStream])
         await client.shutdown()
     }
 
