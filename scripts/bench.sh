@@ -3,6 +3,7 @@
 #   1. GET /v1/me through the gateway and straight to identity (wrk, 64 connections),
 #   2. the event bus (lantern-bench bus),
 #   3. resident memory of each idle executable.
+# PostgreSQL pool: 8 connections (≈ 4 × cores); 32 measured worse here (p99 ×7 from backend contention).
 # Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
 source "$(dirname "$0")/lib.sh"
 
@@ -33,7 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench?pool=32"
+export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench?pool=8"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" LOG_LEVEL=warning HTTP_HOST=127.0.0.1
 export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000
 HTTP_PORT=18081 "$BIN/identity" > "$STATE/bench/identity.log" 2>&1 & PIDS+=($!); IDENTITY_PID=$!
@@ -50,9 +51,9 @@ TOKEN=$(curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type
 export TOKEN
 
 run_wrk() {
-  local name="$1" url="$2"
-  say "wrk $name: $CONNECTIONS connections, $DURATION"
-  wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency -s "$ROOT/scripts/bench/bearer.lua" "$url" > "$STATE/bench/wrk-$name.txt"
+  local name="$1" url="$2" connections="${3:-$CONNECTIONS}"
+  say "wrk $name: $connections connections, $DURATION"
+  wrk -t1 -c"$connections" -d"$DURATION" --latency -s "$ROOT/scripts/bench/bearer.lua" "$url" > "$STATE/bench/wrk-$name.txt"
   local rps p50 p99 non2xx
   rps=$(awk '/Requests\/sec/ {print $2}' "$STATE/bench/wrk-$name.txt")
   p50=$(awk '$1 == "50%" {print $2}' "$STATE/bench/wrk-$name.txt")
@@ -64,6 +65,9 @@ run_wrk() {
 wrk -t1 -c8 -d3s -s "$ROOT/scripts/bench/bearer.lua" http://127.0.0.1:18080/v1/me > /dev/null
 run_wrk identity-direct http://127.0.0.1:18081/v1/me
 run_wrk gateway http://127.0.0.1:18080/v1/me
+# Unloaded latency (one connection): what the gateway hop itself adds.
+run_wrk identity-direct-1conn http://127.0.0.1:18081/v1/me 1
+run_wrk gateway-1conn http://127.0.0.1:18080/v1/me 1
 
 say "event bus"
 "$BIN/lantern-bench" bus --redis "redis://127.0.0.1:$REDIS_PORT/0" | tee -a "$OUT"

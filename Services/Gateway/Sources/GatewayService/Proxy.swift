@@ -72,6 +72,8 @@ struct ProxyMiddleware: RouterMiddleware {
         return context.remoteAddress?.ipAddress ?? "unknown"
     }
 
+    static let bufferedResponseLimit = 256 * 1024
+
     static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                                         "transfer-encoding", "upgrade", "host", "content-length"]
 
@@ -107,9 +109,21 @@ struct ProxyMiddleware: RouterMiddleware {
         for (name, value) in response.headers where !Self.hopByHop.contains(name.lowercased()) {
             if let fieldName = HTTPField.Name(name) { headers.append(HTTPField(name: fieldName, value: value)) }
         }
-        if let length = response.headers.first(name: "content-length") { headers[.contentLength] = length }
-        return Response(status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
-                        headers: headers, body: ResponseBody(asyncSequence: response.body))
+        let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
+        // Small bodies of known length (almost every API answer) are read whole and written in one go: streaming
+        // them costs several cross-thread hand-offs per response. Large or unknown-length bodies stream.
+        if let text = response.headers.first(name: "content-length"), let length = Int(text) {
+            headers[.contentLength] = text
+            if length <= Self.bufferedResponseLimit {
+                do {
+                    let body = try await response.body.collect(upTo: length)
+                    return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+                } catch {
+                    throw Self.problem(for: error, service: service, logger: context.logger)
+                }
+            }
+        }
+        return Response(status: status, headers: headers, body: ResponseBody(asyncSequence: response.body))
     }
 
     /// Down → 503, too slow → 504, anything else broken on the way → 502. Never a hang.
