@@ -54,13 +54,13 @@ let package = Package(
         .target(name: "LanternRedis", dependencies: ["CHiredis", "LanternCore", nioCore, nioPosix, logging], path: "Shared/LanternRedis", swiftSettings: strict),
         .target(name: "LanternEvents", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", postgres, lifecycle, logging, metrics], path: "Shared/LanternEvents", swiftSettings: strict),
         .target(name: "LanternTokens", dependencies: ["LanternCore", jwt, crypto, httpClient, logging, nioFoundation], path: "Shared/LanternTokens", swiftSettings: strict),
-        .target(name: "LanternHTTP", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternTokens", hummingbird, httpTypes, metrics, prometheus, lifecycle, logging, postgres, nioFoundation], path: "Shared/LanternHTTP", swiftSettings: strict),
+        .target(name: "LanternHTTP", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternTokens", hummingbird, httpTypes, metrics, prometheus, lifecycle, logging, postgres, nioCore, nioPosix, nioFoundation], path: "Shared/LanternHTTP", swiftSettings: strict),
 
         // MARK: Services (library + thin executable)
         .target(name: "IdentityService", dependencies: ["LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, postgres, jwt, crypto, httpClient, lifecycle, nioFoundation], path: "Services/Identity/Sources/IdentityService", resources: [.copy("Migrations")], swiftSettings: strict),
-        .executableTarget(name: "identity", dependencies: ["IdentityService", "LanternCore", nioCore, nioPosix], path: "Services/Identity/Sources/identity", swiftSettings: strict),
+        .executableTarget(name: "identity", dependencies: ["IdentityService", "LanternHTTP"], path: "Services/Identity/Sources/identity", swiftSettings: strict),
         .target(name: "GatewayService", dependencies: ["LanternCore", "LanternHTTP", "LanternRedis", "LanternTokens", "LanternEvents", hummingbird, httpTypes, httpClient, crypto, lifecycle, nioFoundation], path: "Services/Gateway/Sources/GatewayService", resources: [.copy("openapi.yaml")], swiftSettings: strict),
-        .executableTarget(name: "gateway", dependencies: ["GatewayService", "LanternCore", nioCore, nioPosix], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
+        .executableTarget(name: "gateway", dependencies: ["GatewayService", "LanternHTTP"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
 
         // MARK: Tools
         .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", lifecycle, logging, .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),

@@ -14,14 +14,7 @@ extension Request {
             throw Problem.unsupportedMediaType("Send the body as application/json.")
         }
         var request = self
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: context.maxUploadSize)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw Problem.tooLarge("The body must be at most \(context.maxUploadSize) bytes.")
-        } catch is NIOTooManyBytesError {
-            throw Problem.tooLarge("The body must be at most \(context.maxUploadSize) bytes.")
-        }
+        let buffer = try await request.collectBody(limit: context.maxUploadSize)
         guard buffer.readableBytes > 0 else { throw Problem.badRequest("The request body is empty; send a JSON object.", code: "malformed_json") }
         do {
             return try JSONDecoder.lantern.decode(T.self, from: Data(buffer: buffer))

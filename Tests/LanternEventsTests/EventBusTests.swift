@@ -162,42 +162,48 @@ struct OutboxTests {
         let streams = StreamNames(prefix: TestEnvironment.uniquePrefix())
         let stream = streams.events("outage")
         let redis = RedisClient(endpoint: server.endpoint, size: 1, commandTimeout: .seconds(1))
-        try await TestEnvironment.withDatabase { url in
-            try await TestEnvironment.withPostgres(url) { client in
-                try await Migrator.migrate(schema: "outage", migrations: EventMigrations.all + [Migration(id: "0001", sql: "CREATE TABLE {{schema}}.things (id uuid PRIMARY KEY)")],
-                                           client: client, logger: TestEnvironment.logger)
-                let outbox = Outbox(schema: "outage", streams: streams)
-                let relay = OutboxRelay(outbox: outbox, client: client, publisher: EventPublisher(redis: redis), logger: TestEnvironment.logger,
-                                        pollInterval: .milliseconds(50))
-                @Sendable func change(_ n: Int) async throws -> UUID {
-                    let event = envelope("thing.created", data: .object(["n": .number(Double(n))]))
-                    try await client.withTransaction(logger: TestEnvironment.logger) { connection in
-                        try await connection.query("INSERT INTO outage.things VALUES (\(UUID()))", logger: TestEnvironment.logger)
-                        try await outbox.enqueue(event, stream: stream, on: connection, logger: TestEnvironment.logger)
+        do {
+            try await TestEnvironment.withDatabase { url in
+                try await TestEnvironment.withPostgres(url) { client in
+                    try await Migrator.migrate(schema: "outage", migrations: EventMigrations.all + [Migration(id: "0001", sql: "CREATE TABLE {{schema}}.things (id uuid PRIMARY KEY)")],
+                                               client: client, logger: TestEnvironment.logger)
+                    let outbox = Outbox(schema: "outage", streams: streams)
+                    let relay = OutboxRelay(outbox: outbox, client: client, publisher: EventPublisher(redis: redis), logger: TestEnvironment.logger,
+                                            pollInterval: .milliseconds(50))
+                    @Sendable func change(_ n: Int) async throws -> UUID {
+                        let event = envelope("thing.created", data: .object(["n": .number(Double(n))]))
+                        try await client.withTransaction(logger: TestEnvironment.logger) { connection in
+                            try await connection.query("INSERT INTO outage.things VALUES (\(UUID()))", logger: TestEnvironment.logger)
+                            try await outbox.enqueue(event, stream: stream, on: connection, logger: TestEnvironment.logger)
+                        }
+                        outbox.committed()
+                        return event.id
                     }
-                    outbox.committed()
-                    return event.id
-                }
-                try await withService(relay) {
-                    var ids: [UUID] = []
-                    for n in 0..<5 { ids.append(try await change(n)) }
-                    let check = RedisClient(endpoint: server.endpoint, size: 1, commandTimeout: .seconds(1))
-                    #expect(try await eventually { (try? await check.send(["XLEN", stream]))?.int == 5 })
+                    try await withService(relay) {
+                        var ids: [UUID] = []
+                        for n in 0..<5 { ids.append(try await change(n)) }
+                        let check = RedisClient(endpoint: server.endpoint, size: 1, commandTimeout: .seconds(1))
+                        #expect(try await eventually { (try? await check.send(["XLEN", stream]))?.int == 5 })
 
-                    await server.stop()
-                    for n in 5..<10 { ids.append(try await change(n)) }  // state changes go on while Redis is down
-                    try await Task.sleep(for: .milliseconds(300))
-                    try await server.start()  // a new, empty Redis: only the outbox can bring those events back
+                        await server.stop()
+                        for n in 5..<10 { ids.append(try await change(n)) }  // state changes go on while Redis is down
+                        try await Task.sleep(for: .milliseconds(300))
+                        try await server.start()  // a new, empty Redis: only the outbox can bring those events back
 
-                    #expect(try await eventually(timeout: .seconds(15)) { (try? await check.send(["XLEN", stream]))?.int == 5 })
-                    let entries = try await check.send(["XRANGE", stream, "-", "+"])
-                    let delivered = (entries.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0).id }
-                    #expect(delivered == Array(ids[5..<10]))
-                    await check.shutdown()
+                        #expect(try await eventually(timeout: .seconds(15)) { (try? await check.send(["XLEN", stream]))?.int == 5 })
+                        let entries = try await check.send(["XRANGE", stream, "-", "+"])
+                        let delivered = (entries.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0).id }
+                        #expect(delivered == Array(ids[5..<10]))
+                        await check.shutdown()
+                    }
+                    let rows = try await client.query("SELECT count(*) FROM outage.outbox", logger: TestEnvironment.logger)
+                    for try await n in rows.decode(Int.self) { #expect(n == 0) }
                 }
-                let rows = try await client.query("SELECT count(*) FROM outage.outbox", logger: TestEnvironment.logger)
-                for try await n in rows.decode(Int.self) { #expect(n == 0) }
             }
+        } catch {
+            await redis.shutdown()
+            await server.stop()
+            throw error
         }
         await redis.shutdown()
         await server.stop()

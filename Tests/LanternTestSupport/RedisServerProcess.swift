@@ -40,8 +40,12 @@ public final class RedisServerProcess: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(50))
         }
         await client.shutdown()
+        // Children of a Foundation `Process` may have SIGTERM blocked; SIGKILL always ends a leftover.
+        if let process = lock.withLock({ self.process }), process.isRunning { kill(process.processIdentifier, SIGKILL) }
         lock.withLock { self.process = nil }
     }
 
-    deinit { process?.terminate() }
+    deinit {
+        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
 }

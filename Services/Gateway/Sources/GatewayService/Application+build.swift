@@ -22,11 +22,7 @@ public func buildGatewayApplication(
     dependencies: GatewayDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
-    let logger = {
-        var logger = $0 ?? Logger(label: "gateway")
-        logger.logLevel = configuration.process.logLevel
-        return logger
-    }(logger)
+    let logger = configuration.process.logger(logger)
 
     // Rate limiting sits on every request: a slow Redis must cost at most 250 ms, then the limiter fails open.
     let redis = RedisClient(endpoint: try RedisEndpoint(url: configuration.redisURL), size: 4,

@@ -89,15 +89,7 @@ struct ProxyMiddleware: RouterMiddleware {
         outbound.headers.replaceOrAdd(name: "X-Request-Id", value: context.requestID)
         if ![.get, .head, .delete, .options].contains(request.method) || request.headers[.contentLength] != nil {
             var request = request
-            let body: ByteBuffer
-            do {
-                body = try await request.collectBody(upTo: configuration.maxBodyBytes)
-            } catch let error as HTTPError where error.status == .contentTooLarge {
-                throw Problem.tooLarge("The body must be at most \(configuration.maxBodyBytes) bytes.")
-            } catch is NIOTooManyBytesError {
-                throw Problem.tooLarge("The body must be at most \(configuration.maxBodyBytes) bytes.")
-            }
-            outbound.body = .bytes(body)
+            outbound.body = .bytes(try await request.collectBody(limit: configuration.maxBodyBytes))
         }
         let response: HTTPClientResponse
         do {

@@ -29,11 +29,7 @@ public func buildIdentityApplication(
     dependencies: IdentityDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
-    let logger = {
-        var logger = $0 ?? Logger(label: "identity")
-        logger.logLevel = configuration.process.logLevel
-        return logger
-    }(logger)
+    let logger = configuration.process.logger(logger)
     let clock = dependencies.clock
 
     let postgres = PostgresClient(configuration: try .lantern(url: configuration.databaseURL), backgroundLogger: logger)
