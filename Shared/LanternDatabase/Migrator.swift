@@ -29,7 +29,7 @@ public enum Migrator {
     @discardableResult
     public static func migrate(schema: String, migrations: [Migration], client: PostgresClient, logger: Logger) async throws -> [String] {
         precondition(schema.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }, "schema names are identifiers")
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await client.transaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\("lantern.migrations." + schema)))", logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: """

@@ -108,7 +108,7 @@ public struct OutboxRelay: Service {
     /// Publishes up to `batchSize` rows; returns how many.
     @discardableResult
     public func relayBatch() async throws -> Int {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("""
                 SELECT seq, stream, payload FROM \(unescaped: outbox.schema).outbox
                 ORDER BY seq LIMIT \(batchSize) FOR UPDATE SKIP LOCKED

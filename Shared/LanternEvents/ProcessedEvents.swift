@@ -18,7 +18,7 @@ public struct ProcessedEvents: Sendable {
     @discardableResult
     public func once(_ eventID: UUID, client: PostgresClient, logger: Logger,
                      _ body: (PostgresConnection) async throws -> Void) async throws -> Bool {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("""
                 INSERT INTO \(unescaped: schema).processed_events (consumer, event_id) VALUES (\(consumer), \(eventID))
                 ON CONFLICT DO NOTHING RETURNING event_id

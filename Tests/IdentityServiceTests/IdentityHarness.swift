@@ -54,6 +54,13 @@ struct IdentityHarness {
         return try response.json(Tokens.self)
     }
 
+    /// New tokens for the same session (after moving the clock past the access token's life).
+    func refreshed(_ tokens: Tokens) async throws -> Tokens {
+        let response = try await request(.post, "/v1/auth/refresh", json: #"{"refreshToken":"\#(tokens.refreshToken)"}"#)
+        #expect(response.status == .ok, "\(String(buffer: response.body))")
+        return try response.json(Tokens.self)
+    }
+
     /// Events of identity's stream so far, oldest first.
     func events() async throws -> [EventEnvelope] {
         let reply = try await redis.send(["XRANGE", streams.events("identity"), "-", "+"])

@@ -37,7 +37,9 @@ public func buildGatewayApplication(
     guard let identity = configuration.upstreams["identity"] else {
         throw ConfigurationError(variable: "IDENTITY_URL", message: "is required")
     }
-    let keySet = RemoteKeySet(url: identity.appendingPathComponent(".well-known/jwks.json").absoluteString, httpClient: httpClient,
+    // Key-set fetches use the shared client: the proxy client's read timeout is the upstream timeout, which is
+    // about API calls, not about fetching keys.
+    let keySet = RemoteKeySet(url: identity.appendingPathComponent(".well-known/jwks.json").absoluteString, httpClient: .shared,
                               maxAge: .seconds(600), minRefreshInterval: .seconds(1), logger: logger)
     let verifier = AccessTokenVerifier(keySet: keySet, clock: dependencies.clock)
 

@@ -12,6 +12,8 @@ public struct GatewayConfiguration: Sendable {
     public var maxBodyBytes: Int
     public var signInLimitPerMinute: Int
     public var userLimitPerMinute: Int
+    /// Attempts at short secrets (Pairly invite codes), per user and per address.
+    public var codeGuessLimitPerMinute: Int
     /// Take the client address from `X-Forwarded-For` (only behind a load balancer that sets it).
     public var trustForwardedFor: Bool
 
@@ -38,6 +40,7 @@ public struct GatewayConfiguration: Sendable {
         maxBodyBytes = try settings.int("gateway.max.body.bytes", default: 1 << 20, range: 1024...(64 << 20))
         signInLimitPerMinute = try settings.int("rate.limit.signin.per.minute", default: 30, range: 1...1_000_000)
         userLimitPerMinute = try settings.int("rate.limit.user.per.minute", default: 600, range: 1...10_000_000)
+        codeGuessLimitPerMinute = try settings.int("rate.limit.code.guess.per.minute", default: 10, range: 1...10_000)
         trustForwardedFor = try settings.bool("trust.forwarded.for", default: false)
     }
 }

@@ -33,22 +33,30 @@ struct ProxyMiddleware: RouterMiddleware {
             context.auth = try await verifier.verify(try RequireAccessToken.bearerToken(request))
         }
         let address = clientAddress(request, context: context)
-        // Sign-in routes: a bucket per client address (credential guessing); everything else: per user, or per
-        // address for anonymous calls.
-        let decision: RateLimiter.Decision
-        if route.limitByAddress {
-            decision = await limiter.check(scope: "signin", key: address, limit: configuration.signInLimitPerMinute)
-        } else if let sub = context.auth?.sub {
-            decision = await limiter.check(scope: "user", key: sub, limit: configuration.userLimitPerMinute)
-        } else {
-            decision = await limiter.check(scope: "ip", key: address, limit: configuration.userLimitPerMinute)
+        for decision in await rateLimit(route.limit, sub: context.auth?.sub, address: address) {
+            if case .limited(let retryAfter) = decision { throw Problem.tooManyRequests(retryAfter: retryAfter) }
         }
-        if case .limited(let retryAfter) = decision { throw Problem.tooManyRequests(retryAfter: retryAfter) }
         guard let upstream = upstreams[route.service] else {
             throw Problem(status: 503, code: "service_unavailable", title: "Service unavailable",
                           detail: "\(route.service) is not deployed on this server.")
         }
         return try await forward(request, context: context, to: upstream, service: route.service, clientAddress: address)
+    }
+
+    /// Sign-in routes: a bucket per client address (credential guessing); code guessing: per user and per
+    /// address; everything else: per user, or per address for anonymous calls.
+    func rateLimit(_ limit: RouteTable.Limit, sub: String?, address: String) async -> [RateLimiter.Decision] {
+        switch limit {
+        case .signIn:
+            return [await limiter.check(scope: "signin", key: address, limit: configuration.signInLimitPerMinute)]
+        case .codeGuess:
+            var decisions = [await limiter.check(scope: "guess-ip", key: address, limit: configuration.codeGuessLimitPerMinute)]
+            if let sub { decisions.append(await limiter.check(scope: "guess-user", key: sub, limit: configuration.codeGuessLimitPerMinute)) }
+            return decisions
+        case .standard:
+            if let sub { return [await limiter.check(scope: "user", key: sub, limit: configuration.userLimitPerMinute)] }
+            return [await limiter.check(scope: "ip", key: address, limit: configuration.userLimitPerMinute)]
+        }
     }
 
     /// Refuses dot segments (they would let a path escape its prefix upstream) and anything internal.

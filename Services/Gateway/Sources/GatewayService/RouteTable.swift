@@ -8,31 +8,41 @@ public struct RouteTable: Sendable {
         public var service: String
         /// Reachable without an access token.
         public var isPublic: Bool
-        /// Sign-in: rate-limited per client address with the stricter sign-in limit.
-        public var limitByAddress: Bool
+        public var limit: Limit
+    }
+
+    /// Which rate-limit buckets a request counts against.
+    public enum Limit: Sendable, Equatable {
+        /// Per user (or per client address when anonymous), `RATE_LIMIT_USER_PER_MINUTE`.
+        case standard
+        /// Sign-in: per client address, `RATE_LIMIT_SIGNIN_PER_MINUTE` (credential guessing).
+        case signIn
+        /// Guessing a short code: per user *and* per client address, `RATE_LIMIT_CODE_GUESS_PER_MINUTE`.
+        case codeGuess
     }
 
     public var entries: [Entry]
 
     public static let lantern = RouteTable(entries: [
-        Entry(prefix: "/v1/auth/device", service: "identity", isPublic: true, limitByAddress: true),
-        Entry(prefix: "/v1/auth/google", service: "identity", isPublic: true, limitByAddress: true),
-        Entry(prefix: "/v1/auth/apple", service: "identity", isPublic: true, limitByAddress: true),
-        Entry(prefix: "/v1/auth/refresh", service: "identity", isPublic: true, limitByAddress: false),
-        Entry(prefix: "/v1/auth", service: "identity", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/.well-known/jwks.json", service: "identity", isPublic: true, limitByAddress: false),
-        Entry(prefix: "/v1/me", service: "identity", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/pairing", service: "identity", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/moments", service: "media", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/widgets/pairly", service: "media", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/astrology", service: "astrology", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/fortunes", service: "content", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/reports", service: "content", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/roasts", service: "content", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/widgets/luckyday", service: "content", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/widgets/roastmelater", service: "content", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/gamification", service: "gamification", isPublic: false, limitByAddress: false),
-        Entry(prefix: "/v1/symbi", service: "health-brain", isPublic: false, limitByAddress: false),
+        Entry(prefix: "/v1/auth/device", service: "identity", isPublic: true, limit: .signIn),
+        Entry(prefix: "/v1/auth/google", service: "identity", isPublic: true, limit: .signIn),
+        Entry(prefix: "/v1/auth/apple", service: "identity", isPublic: true, limit: .signIn),
+        Entry(prefix: "/v1/auth/refresh", service: "identity", isPublic: true, limit: .standard),
+        Entry(prefix: "/v1/auth", service: "identity", isPublic: false, limit: .standard),
+        Entry(prefix: "/.well-known/jwks.json", service: "identity", isPublic: true, limit: .standard),
+        Entry(prefix: "/v1/me", service: "identity", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/pairing/join", service: "identity", isPublic: false, limit: .codeGuess),
+        Entry(prefix: "/v1/pairing", service: "identity", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/moments", service: "media", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/widgets/pairly", service: "media", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/astrology", service: "astrology", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/fortunes", service: "content", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/reports", service: "content", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/roasts", service: "content", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/widgets/luckyday", service: "content", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/widgets/roastmelater", service: "content", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/gamification", service: "gamification", isPublic: false, limit: .standard),
+        Entry(prefix: "/v1/symbi", service: "health-brain", isPublic: false, limit: .standard),
     ])
 
     public func match(_ path: String) -> Entry? {

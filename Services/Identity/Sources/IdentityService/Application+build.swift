@@ -61,6 +61,7 @@ public func buildIdentityApplication(
                    apple: providerVerifier("apple", configuration.apple), deviceSignInApps: configuration.deviceSignInApps)
         .addRoutes(to: router, requireAuth: requireAuth)
     MeController(store: store).addRoutes(to: router.group("/v1/me").add(middleware: requireAuth))
+    PairingController(pairing: PairingStore(store: store)).addRoutes(to: router.group("/v1/pairing").add(middleware: requireAuth))
 
     let migrated = StartupGate()
     var app = Application(

@@ -38,4 +38,22 @@ enum IdentityEvent {
         var app: String
         var deviceId: String
     }
+
+    struct PairingEstablished: Codable, Sendable {
+        var pairingId: String
+        var app: String
+        /// Both partners.
+        var userIds: [String]
+        /// The owner of the invite code.
+        var invitedBy: String
+    }
+
+    struct PairingDissolved: Codable, Sendable {
+        var pairingId: String
+        var app: String
+        var userIds: [String]
+        var endedBy: String
+        /// `disconnected` (DELETE /v1/pairing) or `account_deleted`.
+        var reason: String
+    }
 }

@@ -73,7 +73,7 @@ struct IdentityStore: Sendable {
             }
             let now = clock.now()
             let id = UUID.v7(at: now)
-            let created: Bool = try await client.withTransaction(logger: logger) { connection in
+            let created: Bool = try await client.transaction(logger: logger) { connection in
                 try await connection.query("""
                     INSERT INTO identity.users (id, app, display_name, email, created_at, updated_at)
                     VALUES (\(id), \(app.rawValue), \(displayName), \(email), \(now), \(now))
@@ -119,7 +119,7 @@ struct IdentityStore: Sendable {
         let sessionID = UUID.v7(at: now)
         let token = RefreshToken.generate()
         let expires = now.addingTimeInterval(refreshLifetime)
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.query("""
                 INSERT INTO identity.sessions (id, user_id, app, created_at, last_seen_at) VALUES (\(sessionID), \(userID), \(app.rawValue), \(now), \(now))
                 """, logger: logger)
@@ -134,7 +134,7 @@ struct IdentityStore: Sendable {
     func rotate(refreshToken: String) async throws -> RefreshOutcome {
         let hash = RefreshToken.hash(refreshToken)
         let now = clock.now()
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("""
                 SELECT t.session_id, t.expires_at, t.spent_at, s.revoked_at, s.user_id, s.app
                 FROM identity.refresh_tokens t JOIN identity.sessions s ON s.id = t.session_id
@@ -196,7 +196,7 @@ struct IdentityStore: Sendable {
 
     func updateProfile(_ id: UUID, _ changes: ProfileChanges) async throws -> User? {
         let now = clock.now()
-        let renamed: Bool = try await client.withTransaction(logger: logger) { connection in
+        let renamed: Bool = try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("SELECT app, display_name FROM identity.users WHERE id = \(id) FOR UPDATE", logger: logger)
             var current: (String, String?)?
             for try await row in rows.decode((String, String?).self) { current = row }
@@ -222,7 +222,9 @@ struct IdentityStore: Sendable {
     /// Deletes the account and everything identity keeps of it; `user.deleted` tells every other service.
     func deleteUser(_ id: UUID) async throws -> Bool {
         let now = clock.now()
-        let deleted: Bool = try await client.withTransaction(logger: logger) { connection in
+        let deleted: Bool = try await client.transaction(logger: logger) { connection in
+            // The partner must hear that the pairing ended, not only that an account vanished.
+            _ = try await PairingStore(store: self).dissolve(userID: id, reason: "account_deleted", now: now, on: connection)
             let rows = try await connection.query("DELETE FROM identity.users WHERE id = \(id) RETURNING app", logger: logger)
             var app: String?
             for try await a in rows.decode(String.self) { app = a }
@@ -242,7 +244,7 @@ struct IdentityStore: Sendable {
     /// same app held it (sign-out, new account), that registration is removed so pushes reach the right person.
     func upsertDevice(userID: UUID, app: AppID, device: Device) async throws -> (Device, created: Bool) {
         let now = clock.now()
-        let created: Bool = try await client.withTransaction(logger: logger) { connection in
+        let created: Bool = try await client.transaction(logger: logger) { connection in
             let stale = try await connection.query("""
                 DELETE FROM identity.devices WHERE app = \(app.rawValue) AND push_token = \(device.pushToken)
                 AND NOT (user_id = \(userID) AND device_id = \(device.deviceId)) RETURNING user_id, device_id
@@ -278,7 +280,7 @@ struct IdentityStore: Sendable {
 
     func removeDevice(userID: UUID, deviceID: String) async throws -> Bool {
         let now = clock.now()
-        let removed: Bool = try await client.withTransaction(logger: logger) { connection in
+        let removed: Bool = try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("""
                 DELETE FROM identity.devices WHERE user_id = \(userID) AND device_id = \(deviceID) RETURNING app
                 """, logger: logger)
@@ -298,7 +300,7 @@ struct IdentityStore: Sendable {
 
     /// The persisted signing seed, created once (under a lock, so concurrent first starts agree on one key).
     func loadOrCreateSigningSeed() async throws -> Data {
-        try await client.withTransaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('lantern.identity.signing_key'))", logger: logger)
             let rows = try await connection.query("SELECT seed FROM identity.signing_keys ORDER BY created_at DESC LIMIT 1", logger: logger)
             for try await seed in rows.decode(ByteBuffer.self) { return Data(buffer: seed) }

@@ -1,0 +1,164 @@
+import Foundation
+import LanternCore
+import LanternEvents
+import Logging
+import PostgresNIO
+
+/// The partner as the other side sees them (`GET /v1/pairing`).
+public struct Partnership: Codable, Sendable, Equatable {
+    public var pairingId: String
+    public var partnerId: String
+    public var partnerName: String?
+    public var since: Date
+}
+
+public struct Invite: Codable, Sendable, Equatable {
+    public var code: String
+    public var expiresAt: Date
+}
+
+/// Why joining with a code failed; each is its own problem for the app to explain.
+enum JoinFailure: Error, Equatable {
+    case unknown, expired, used, ownCode, alreadyPaired, partnerAlreadyPaired
+}
+
+/// Pairly pairing: invite codes and partnerships, in the identity schema.
+struct PairingStore: Sendable {
+    let store: IdentityStore
+    /// How long a code stays valid.
+    let inviteLifetime: TimeInterval = 24 * 3600
+
+    var client: PostgresClient { store.client }
+    var logger: Logger { store.logger }
+    var clock: WallClock { store.clock }
+
+    /// The user's live code, or a new one. Paired users get `alreadyPaired`.
+    func invite(for userID: UUID) async throws -> (Invite, created: Bool) {
+        let now = clock.now()
+        for _ in 0..<5 {
+            let outcome: (Invite, Bool)? = try await client.transaction(logger: logger) { connection in
+                // Serialise concurrent "generate" taps of one user.
+                try await connection.query("SELECT id FROM identity.users WHERE id = \(userID) FOR UPDATE", logger: logger)
+                if try await partnerRow(of: userID, on: connection) != nil { throw JoinFailure.alreadyPaired }
+                let live = try await connection.query("""
+                    SELECT code, expires_at FROM identity.pairing_invites
+                    WHERE user_id = \(userID) AND used_at IS NULL AND expires_at > \(now) ORDER BY created_at DESC LIMIT 1
+                    """, logger: logger)
+                for try await (code, expires) in live.decode((String, Date).self) { return (Invite(code: code, expiresAt: expires), false) }
+                let code = InviteCode.generate()
+                let expires = now.addingTimeInterval(inviteLifetime)
+                let rows = try await connection.query("""
+                    INSERT INTO identity.pairing_invites (code, user_id, created_at, expires_at) VALUES (\(code), \(userID), \(now), \(expires))
+                    ON CONFLICT (code) DO NOTHING RETURNING code
+                    """, logger: logger)
+                var inserted = false
+                for try await _ in rows { inserted = true }
+                return inserted ? (Invite(code: code, expiresAt: expires), true) : nil  // collision: try another code
+            }
+            if let outcome { return outcome }
+        }
+        throw Problem(status: 503, code: "invite_code_unavailable", title: "Try again", detail: "No free invite code was found; retry.")
+    }
+
+    /// Pairs the caller with the code's owner; `pairing.established` tells both.
+    func join(userID: UUID, code: String) async throws -> Partnership {
+        let now = clock.now()
+        let pairingID = UUID.v7(at: now)
+        let partnerID: UUID = try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                SELECT user_id, expires_at, used_at FROM identity.pairing_invites WHERE code = \(code) FOR UPDATE
+                """, logger: logger)
+            var found: (UUID, Date, Date?)?
+            for try await row in rows.decode((UUID, Date, Date?).self) { found = row }
+            guard let (owner, expiresAt, usedAt) = found else { throw JoinFailure.unknown }
+            if owner == userID { throw JoinFailure.ownCode }
+            if usedAt != nil { throw JoinFailure.used }
+            if expiresAt <= now { throw JoinFailure.expired }
+            // Lock both users in id order so two crossing joins cannot deadlock or double-pair.
+            for id in [owner, userID].sorted(by: { $0.uuidString < $1.uuidString }) {
+                try await connection.query("SELECT id FROM identity.users WHERE id = \(id) FOR UPDATE", logger: logger)
+            }
+            if try await partnerRow(of: userID, on: connection) != nil { throw JoinFailure.alreadyPaired }
+            if try await partnerRow(of: owner, on: connection) != nil { throw JoinFailure.partnerAlreadyPaired }
+            try await connection.query("UPDATE identity.pairing_invites SET used_at = \(now), used_by = \(userID) WHERE code = \(code)", logger: logger)
+            // Every other live code of either partner dies with the pairing.
+            try await connection.query("""
+                UPDATE identity.pairing_invites SET expires_at = \(now)
+                WHERE user_id IN (\(owner), \(userID)) AND used_at IS NULL AND expires_at > \(now)
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO identity.partners (user_id, partner_id, pairing_id, since)
+                VALUES (\(userID), \(owner), \(pairingID), \(now)), (\(owner), \(userID), \(pairingID), \(now))
+                """, logger: logger)
+            let event = try EventEnvelope(type: "pairing.established", occurredAt: now, producer: IdentityEvent.producer, subject: userID.lowercased,
+                                          payload: IdentityEvent.PairingEstablished(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
+                                                                                     userIds: [owner.lowercased, userID.lowercased], invitedBy: owner.lowercased))
+            try await store.outbox.enqueue(event, stream: store.stream, on: connection, logger: logger)
+            return owner
+        }
+        store.outbox.committed()
+        guard let partnership = try await partnership(of: userID), partnership.partnerId == partnerID.lowercased else {
+            throw JoinFailure.unknown
+        }
+        return partnership
+    }
+
+    func partnership(of userID: UUID) async throws -> Partnership? {
+        let rows = try await client.query("""
+            SELECT p.pairing_id, p.partner_id, u.display_name, p.since
+            FROM identity.partners p JOIN identity.users u ON u.id = p.partner_id WHERE p.user_id = \(userID)
+            """, logger: logger)
+        for try await (pairing, partner, name, since) in rows.decode((UUID, UUID, String?, Date).self) {
+            return Partnership(pairingId: pairing.lowercased, partnerId: partner.lowercased, partnerName: name, since: since)
+        }
+        return nil
+    }
+
+    /// Ends the caller's pairing; `pairing.dissolved` tells both partners (and media erases their moments).
+    func dissolve(userID: UUID, reason: String) async throws -> Bool {
+        let now = clock.now()
+        let dissolved: Bool = try await client.transaction(logger: logger) { connection in
+            try await dissolve(userID: userID, reason: reason, now: now, on: connection)
+        }
+        if dissolved { store.outbox.committed() }
+        return dissolved
+    }
+
+    /// Inside a transaction: removes both rows of the user's pairing and enqueues `pairing.dissolved`.
+    func dissolve(userID: UUID, reason: String, now: Date, on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query("""
+            DELETE FROM identity.partners WHERE user_id = \(userID) OR partner_id = \(userID) RETURNING user_id, partner_id, pairing_id
+            """, logger: logger)
+        var pair: (UUID, UUID, UUID)?
+        for try await row in rows.decode((UUID, UUID, UUID).self) { pair = row }
+        guard let (a, b, pairingID) = pair else { return false }
+        let event = try EventEnvelope(type: "pairing.dissolved", occurredAt: now, producer: IdentityEvent.producer, subject: userID.lowercased,
+                                      payload: IdentityEvent.PairingDissolved(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
+                                                                               userIds: [a.lowercased, b.lowercased].sorted(), endedBy: userID.lowercased, reason: reason))
+        try await store.outbox.enqueue(event, stream: store.stream, on: connection, logger: logger)
+        return true
+    }
+
+    private func partnerRow(of userID: UUID, on connection: PostgresConnection) async throws -> UUID? {
+        let rows = try await connection.query("SELECT partner_id FROM identity.partners WHERE user_id = \(userID)", logger: logger)
+        for try await id in rows.decode(UUID.self) { return id }
+        return nil
+    }
+}
+
+/// Six characters people can read out loud: capitals and digits without the look-alikes 0/O, 1/I/L.
+enum InviteCode {
+    static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+
+    static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<6).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+
+    /// Upper-cases and trims what the user typed; nil when it cannot be a code.
+    static func normalize(_ text: String) -> String? {
+        let code = text.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        guard code.count == 6, code.allSatisfy({ alphabet.contains($0) }) else { return nil }
+        return code
+    }
+}
