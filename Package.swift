@@ -62,6 +62,8 @@ let package = Package(
         .target(name: "GatewayService", dependencies: ["LanternCore", "LanternHTTP", "LanternRedis", "LanternTokens", "LanternEvents", hummingbird, httpTypes, httpClient, crypto, lifecycle, nioFoundation], path: "Services/Gateway/Sources/GatewayService", resources: [.copy("openapi.yaml")], swiftSettings: strict),
         .executableTarget(name: "gateway", dependencies: ["GatewayService", "LanternHTTP"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
 
+        .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
+
         // MARK: Tools
         .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", lifecycle, logging, .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
 
@@ -71,6 +73,7 @@ let package = Package(
         .testTarget(name: "LanternEventsTests", dependencies: ["LanternEvents", "LanternTestSupport", postgres], path: "Tests/LanternEventsTests", swiftSettings: strict),
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "LanternTestSupport", hummingbirdTesting, jwt, crypto], path: "Tests/IdentityServiceTests", swiftSettings: strict),
         .testTarget(name: "GatewayServiceTests", dependencies: ["GatewayService", "LanternTestSupport", hummingbirdTesting], path: "Tests/GatewayServiceTests", swiftSettings: strict),
+        .testTarget(name: "ImageSanitizerTests", dependencies: ["ImageSanitizer"], path: "Tests/ImageSanitizerTests", resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["LanternTestSupport", "LanternEvents", httpClient], path: "Tests/EndToEndTests", swiftSettings: strict),
     ]

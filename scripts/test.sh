@@ -7,6 +7,8 @@ PG_PORT="${LANTERN_TEST_PG_PORT:-54329}"
 REDIS_PORT="${LANTERN_TEST_REDIS_PORT:-63799}"
 
 ensure_packages
+# An independent image decoder for the metadata-stripping tests.
+python3 -c "import PIL, pillow_heif" 2>/dev/null || { say "installing Pillow and pillow-heif (PyPI) for the image tests"; python3 -m pip install -q pillow pillow-heif; }
 start_postgres test "$PG_PORT" "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 start_redis test "$REDIS_PORT"
 cleanup() {

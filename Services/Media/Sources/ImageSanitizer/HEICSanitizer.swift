@@ -1,0 +1,132 @@
+/// HEIC/HEIF (ISO base media file format): reads the `meta` box to find the image size (`ispe`) and the items
+/// that carry metadata — `Exif` items and `mime` items of type XMP — and overwrites them in place with an empty
+/// but valid document (an EXIF block with no entries, an empty XMP packet) padded with filler. Offsets stay valid
+/// because nothing moves, and readers that parse the metadata still find something well-formed.
+enum HEICSanitizer {
+    struct Box {
+        var type: String
+        var start: Int
+        var payload: Int  // first byte after the header
+        var end: Int
+    }
+
+    static func boxes(_ b: Bytes, in range: Range<Int>) throws(ImageRejection) -> [Box] {
+        var result: [Box] = []
+        var i = range.lowerBound
+        while i + 8 <= range.upperBound {
+            var size = try b.be32(i)
+            let type = try b.fourCC(i + 4)
+            var header = 8
+            if size == 1 {
+                size = try b.be64(i + 8)
+                header = 16
+            } else if size == 0 {
+                size = range.upperBound - i
+            }
+            guard size >= header, i + size <= range.upperBound else { throw .truncated("box \(type) runs past its parent") }
+            result.append(Box(type: type, start: i, payload: i + header, end: i + size))
+            i += size
+        }
+        return result
+    }
+
+    /// HEIF Exif item: a 4-byte offset to the TIFF header (0), then a big-endian TIFF header and one IFD with no
+    /// entries and no next IFD.
+    static let emptyExif: [UInt8] = [0, 0, 0, 0, 0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0]
+    static let emptyXMP: [UInt8] = Array(#"<x:xmpmeta xmlns:x="adobe:ns:meta/"/>"#.utf8)
+
+    static func sanitize(_ data: [UInt8]) throws(ImageRejection) -> SanitizedImage {
+        let b = Bytes(data)
+        let top = try boxes(b, in: 0..<data.count)
+        guard let meta = top.first(where: { $0.type == "meta" }) else { throw .malformed("no meta box") }
+        let children = try boxes(b, in: (meta.payload + 4)..<meta.end)  // meta is a full box
+        var metadataItems: [Int: String] = [:]
+        if let iinf = children.first(where: { $0.type == "iinf" }) {
+            let version = try b.u8(iinf.payload)
+            let first = iinf.payload + 4 + (version == 0 ? 2 : 4)
+            for infe in try boxes(b, in: first..<iinf.end) where infe.type == "infe" {
+                let v = try b.u8(infe.payload)
+                guard v >= 2 else { continue }
+                var p = infe.payload + 4
+                let itemID = v == 2 ? try b.be16(p) : try b.be32(p)
+                p += v == 2 ? 2 : 4
+                p += 2  // protection index
+                let itemType = try b.fourCC(p)
+                p += 4
+                if itemType == "Exif" {
+                    metadataItems[itemID] = "EXIF"
+                } else if itemType == "mime" {
+                    while p < infe.end, data[p] != 0 { p += 1 }  // item name
+                    let typeStart = p + 1
+                    var q = typeStart
+                    while q < infe.end, data[q] != 0 { q += 1 }
+                    if typeStart < q, String(decoding: data[typeStart..<q], as: UTF8.self).contains("rdf+xml") { metadataItems[itemID] = "XMP" }
+                }
+            }
+        }
+        // The coded size (`ispe`, whole coding blocks) bounds what a decoder allocates; the clean aperture
+        // (`clap`), when present, is the size people see.
+        var size: (Int, Int)?
+        var visible: (Int, Int)?
+        if let iprp = children.first(where: { $0.type == "iprp" }),
+           let ipco = try boxes(b, in: iprp.payload..<iprp.end).first(where: { $0.type == "ipco" }) {
+            for property in try boxes(b, in: ipco.payload..<ipco.end) {
+                if property.type == "ispe" {
+                    let width = try b.be32(property.payload + 4), height = try b.be32(property.payload + 8)
+                    if width * height > (size.map { $0.0 * $0.1 } ?? -1) { size = (width, height) }
+                } else if property.type == "clap", visible == nil {
+                    let wN = try b.be32(property.payload), wD = try b.be32(property.payload + 4)
+                    let hN = try b.be32(property.payload + 8), hD = try b.be32(property.payload + 12)
+                    if wD > 0, hD > 0 { visible = (wN / wD, hN / hD) }
+                }
+            }
+        }
+        guard let (codedWidth, codedHeight) = size else { throw .malformed("no image size (ispe)") }
+        let (width, height) = visible ?? (codedWidth, codedHeight)
+        var out = data
+        var removed: [String] = []
+        if !metadataItems.isEmpty, let iloc = children.first(where: { $0.type == "iloc" }) {
+            let idat = children.first(where: { $0.type == "idat" })
+            let version = try b.u8(iloc.payload)
+            var p = iloc.payload + 4
+            let sizes = try b.u8(p), more = try b.u8(p + 1)
+            let offsetSize = sizes >> 4, lengthSize = sizes & 0xF, baseSize = more >> 4
+            let indexSize = (version == 1 || version == 2) ? more & 0xF : 0
+            p += 2
+            let count = version < 2 ? try b.be16(p) : try b.be32(p)
+            p += version < 2 ? 2 : 4
+            for _ in 0..<count {
+                let itemID = version < 2 ? try b.be16(p) : try b.be32(p)
+                p += version < 2 ? 2 : 4
+                var method = 0
+                if version == 1 || version == 2 { method = try b.be16(p) & 0xF; p += 2 }
+                p += 2  // data reference index
+                let base = try b.beN(p, size: baseSize)
+                p += baseSize
+                let extents = try b.be16(p)
+                p += 2
+                for _ in 0..<extents {
+                    p += indexSize
+                    let offset = try b.beN(p, size: offsetSize)
+                    p += offsetSize
+                    let length = try b.beN(p, size: lengthSize)
+                    p += lengthSize
+                    guard let kind = metadataItems[itemID] else { continue }
+                    let origin = method == 1 ? (idat?.payload ?? 0) : 0
+                    guard method == 0 || method == 1 else { throw .malformed("metadata item stored by reference") }
+                    let start = origin + base + offset
+                    let end = length == 0 ? (method == 1 ? (idat?.end ?? data.count) : data.count) : start + length
+                    guard start >= 0, start <= end, end <= data.count else { throw .truncated("metadata item outside the file") }
+                    let replacement = kind == "EXIF" ? Self.emptyExif : Self.emptyXMP
+                    let filler: UInt8 = kind == "EXIF" ? 0 : 0x20
+                    for k in start..<end {
+                        let index = k - start
+                        out[k] = index < replacement.count && end - start >= replacement.count ? replacement[index] : filler
+                    }
+                    if !removed.contains(kind) { removed.append(kind) }
+                }
+            }
+        }
+        return SanitizedImage(format: .heic, width: width, height: height, decodedPixels: codedWidth * codedHeight, bytes: out, removed: removed)
+    }
+}

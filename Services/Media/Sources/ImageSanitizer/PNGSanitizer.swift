@@ -1,0 +1,31 @@
+/// PNG: walks the chunks from IHDR to IEND and drops textual and EXIF chunks (tEXt, zTXt, iTXt, eXIf, tIME).
+enum PNGSanitizer {
+    static let dropped: Set<String> = ["tEXt", "zTXt", "iTXt", "eXIf", "tIME"]
+
+    static func sanitize(_ data: [UInt8]) throws(ImageRejection) -> SanitizedImage {
+        let b = Bytes(data)
+        var out = Array(data[0..<8])
+        var removed: [String] = []
+        var size: (Int, Int)?
+        var i = 8
+        while true {
+            let length = try b.be32(i)
+            let type = try b.fourCC(i + 4)
+            let chunk = try b.slice(i..<i + 12 + length)
+            if i == 8 {
+                guard type == "IHDR", length == 13 else { throw .malformed("the first chunk is not IHDR") }
+                size = (try b.be32(i + 8), try b.be32(i + 12))
+            }
+            if dropped.contains(type) {
+                removed.append(type)
+            } else {
+                out += chunk
+            }
+            i += 12 + length
+            if type == "IEND" {
+                guard let (width, height) = size else { throw .malformed("no IHDR") }
+                return SanitizedImage(format: .png, width: width, height: height, decodedPixels: width * height, bytes: out, removed: removed)
+            }
+        }
+    }
+}

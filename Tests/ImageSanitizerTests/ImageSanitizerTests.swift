@@ -1,0 +1,100 @@
+import Foundation
+import ImageSanitizer
+import Testing
+
+@Suite("Image checks and metadata stripping")
+struct ImageSanitizerTests {
+    static func fixture(_ name: String) throws -> [UInt8] {
+        let url = try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil))
+        return Array(try Data(contentsOf: url))
+    }
+
+    /// Strings the fixtures carry in EXIF (camera, GPS), XMP, comments and text chunks.
+    static let secrets = ["SecretCam", "Model-GPS-Leak", "SecretPlace", "SecretComment"]
+
+    static func contains(_ bytes: [UInt8], _ text: String) -> Bool {
+        let needle = Array(text.utf8)
+        guard bytes.count >= needle.count else { return false }
+        return (0...(bytes.count - needle.count)).contains { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
+    }
+
+    @Test("metadata is removed and the image is otherwise intact", arguments: [
+        ("with-exif.jpg", ImageFormat.jpeg), ("with-text.png", .png), ("with-exif.webp", .webp), ("with-exif.heic", .heic),
+    ])
+    func strips(name: String, format: ImageFormat) throws {
+        let original = try Self.fixture(name)
+        #expect(Self.secrets.contains { Self.contains(original, $0) }, "the fixture should carry metadata")
+        let image = try ImageSanitizer().sanitize(original)
+        #expect(image.format == format)
+        #expect(image.width == 64 && image.height == 48)
+        #expect(!image.removed.isEmpty)
+        for secret in Self.secrets { #expect(!Self.contains(image.bytes, secret), "\(secret) survived in \(name)") }
+        try Self.expectDecodes(image.bytes, name: name, width: 64, height: 48)
+        // Sanitizing is idempotent: a clean image comes back unchanged.
+        let again = try ImageSanitizer().sanitize(image.bytes)
+        #expect(again.bytes == image.bytes)
+        #expect(again.width == 64 && again.height == 48)
+    }
+
+    /// Decodes the result with an independent decoder (Pillow + pillow-heif, installed by scripts/test.sh):
+    /// stripping must never break the picture.
+    static func expectDecodes(_ bytes: [UInt8], name: String, width: Int, height: Int) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sanitized-\(UUID().uuidString)-\(name)")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import sys, pillow_heif
+            from PIL import Image
+            pillow_heif.register_heif_opener()
+            im = Image.open(sys.argv[1]); im.load()
+            print(im.size[0], im.size[1], len(im.getexif()))
+            """, file.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(name) does not decode after sanitizing: \(output)")
+        #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "\(width) \(height) 0", "\(name): \(output)")
+    }
+
+    @Test("not an image, a truncated image and a damaged one are refused with the reason")
+    func rejections() throws {
+        #expect(throws: ImageRejection.unsupportedFormat) { try ImageSanitizer().sanitize(Array("GIF89a not supported".utf8)) }
+        #expect(throws: ImageRejection.unsupportedFormat) { try ImageSanitizer().sanitize(Array("%PDF-1.7 hello".utf8)) }
+        #expect(throws: ImageRejection.unsupportedFormat) { try ImageSanitizer().sanitize([]) }
+        for name in ["with-exif.jpg", "with-text.png", "with-exif.webp", "with-exif.heic"] {
+            let bytes = try Self.fixture(name)
+            #expect(throws: ImageRejection.self, "\(name) cut in half") { try ImageSanitizer().sanitize(Array(bytes.prefix(bytes.count / 2))) }
+        }
+        var jpeg = try Self.fixture("with-exif.jpg")
+        jpeg.removeLast(2)  // no end-of-image marker
+        #expect {
+            try ImageSanitizer().sanitize(jpeg)
+        } throws: { error in
+            if case .truncated = error as? ImageRejection { return true }
+            return false
+        }
+    }
+
+    @Test("a decompression bomb (a small file declaring a huge canvas) is refused")
+    func pixelBomb() throws {
+        var png = try Self.fixture("with-text.png")
+        // IHDR width and height live at bytes 16..<24: declare 50,000 × 50,000.
+        png.replaceSubrange(16..<24, with: [0, 0, 0xC3, 0x50, 0, 0, 0xC3, 0x50])
+        #expect(throws: ImageRejection.tooManyPixels(width: 50_000, height: 50_000, limit: 40_000_000)) { try ImageSanitizer().sanitize(png) }
+        #expect(throws: ImageRejection.tooManyPixels(width: 64, height: 48, limit: 1000)) {
+            try ImageSanitizer(maxPixels: 1000).sanitize(try Self.fixture("with-exif.jpg"))
+        }
+    }
+
+    @Test("the format comes from the bytes, not from a name or content type")
+    func detection() throws {
+        #expect(ImageFormat.detect(try Self.fixture("with-exif.jpg")) == .jpeg)
+        #expect(ImageFormat.detect(try Self.fixture("with-exif.heic")) == .heic)
+        #expect(ImageFormat.detect(Array("RIFF\0\0\0\0WAVEfmt ".utf8)) == nil)
+    }
+}
