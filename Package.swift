@@ -29,6 +29,7 @@ let package = Package(
     products: [
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "identity", targets: ["identity"]),
+        .executable(name: "media", targets: ["media"]),
         .executable(name: "lantern-bench", targets: ["lantern-bench"]),
     ],
     dependencies: [
@@ -63,18 +64,21 @@ let package = Package(
         .executableTarget(name: "gateway", dependencies: ["GatewayService", "LanternHTTP"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
 
         .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
+        .target(name: "MediaService", dependencies: ["ImageSanitizer", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpTypes, postgres, crypto, httpClient, lifecycle, nioCore, nioPosix, nioFoundation], path: "Services/Media/Sources/MediaService", resources: [.copy("Migrations")], swiftSettings: strict),
+        .executableTarget(name: "media", dependencies: ["MediaService", "LanternHTTP"], path: "Services/Media/Sources/media", swiftSettings: strict),
 
         // MARK: Tools
         .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", lifecycle, logging, .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
 
         // MARK: Tests
-        .target(name: "LanternTestSupport", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents", postgres, hummingbird, crypto, jwt, .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient, lifecycle, logging], path: "Tests/LanternTestSupport", swiftSettings: strict),
+        .target(name: "LanternTestSupport", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents", "LanternTokens", postgres, hummingbird, crypto, jwt, .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient, lifecycle, logging], path: "Tests/LanternTestSupport", swiftSettings: strict),
         .testTarget(name: "LanternCoreTests", dependencies: ["LanternCore"], path: "Tests/LanternCoreTests", swiftSettings: strict),
         .testTarget(name: "LanternEventsTests", dependencies: ["LanternEvents", "LanternTestSupport", postgres], path: "Tests/LanternEventsTests", swiftSettings: strict),
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "LanternTestSupport", hummingbirdTesting, jwt, crypto], path: "Tests/IdentityServiceTests", swiftSettings: strict),
         .testTarget(name: "GatewayServiceTests", dependencies: ["GatewayService", "LanternTestSupport", hummingbirdTesting], path: "Tests/GatewayServiceTests", swiftSettings: strict),
         .testTarget(name: "ImageSanitizerTests", dependencies: ["ImageSanitizer"], path: "Tests/ImageSanitizerTests", resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),
+        .testTarget(name: "MediaServiceTests", dependencies: ["MediaService", "LanternTestSupport", hummingbirdTesting, postgres], path: "Tests/MediaServiceTests", swiftSettings: strict),
+        .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "MediaService", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["LanternTestSupport", "LanternEvents", httpClient], path: "Tests/EndToEndTests", swiftSettings: strict),
     ]
 )

@@ -3,5 +3,6 @@
 # common DATABASE_URL / REDIS_URL / HTTP_HOST / HTTP_PORT / LOG_LEVEL (see docs/configuration.md).
 LANTERN_SERVICES=(
   "identity 8081"
+  "media 8082"
   "gateway 8080"
 )

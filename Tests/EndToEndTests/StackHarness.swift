@@ -31,14 +31,21 @@ final class Stack: @unchecked Sendable {
             let prefix = TestEnvironment.uniquePrefix()
             let identityPort = Int.random(in: 20_000...29_999)
             let gatewayPort = identityPort + 10_000
+            let mediaPort = identityPort + 20_000
             let common = ["DATABASE_URL": databaseURL, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
-                          "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "notice"]
+                          "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "notice", "IDENTITY_URL": "http://127.0.0.1:\(identityPort)"]
+            let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-e2e-\(prefix)")
+            defer { try? FileManager.default.removeItem(at: storage) }
             let stack = Stack(gateway: "http://127.0.0.1:\(gatewayPort)", streams: StreamNames(prefix: prefix))
             do {
-                try stack.start("identity", environment: common.merging(["HTTP_PORT": String(identityPort)]) { $1 })
+                // Pairly accounts come from Google in production; device accounts keep the journey self-contained.
+                try stack.start("identity", environment: common.merging(["HTTP_PORT": String(identityPort),
+                                                                         "DEVICE_SIGNIN_APPS": "luckyday,astrosvitla,roastmelater,symbi,pairly"]) { $1 })
                 try await stack.waitReady("http://127.0.0.1:\(identityPort)/health/ready")
+                try stack.start("media", environment: common.merging(["HTTP_PORT": String(mediaPort), "MEDIA_STORAGE_DIR": storage.path]) { $1 })
+                try await stack.waitReady("http://127.0.0.1:\(mediaPort)/health/ready")
                 try stack.start("gateway", environment: common.merging([
-                    "HTTP_PORT": String(gatewayPort), "IDENTITY_URL": "http://127.0.0.1:\(identityPort)",
+                    "HTTP_PORT": String(gatewayPort), "MEDIA_URL": "http://127.0.0.1:\(mediaPort)",
                 ]) { $1 })
                 try await stack.waitReady("\(stack.gateway)/health/ready")
                 try await body(stack)
@@ -93,13 +100,19 @@ final class Stack: @unchecked Sendable {
         var problemCode: String? { (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["code"] as? String }
     }
 
-    func call(_ method: HTTPMethod, _ path: String, token: String? = nil, json: String? = nil, contentType: String = "application/json") async throws -> Reply {
+    func call(_ method: HTTPMethod, _ path: String, token: String? = nil, json: String? = nil, contentType: String = "application/json",
+              bytes: [UInt8]? = nil, headers: [(String, String)] = []) async throws -> Reply {
         var request = HTTPClientRequest(url: gateway + path)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let json {
             request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(string: json))
+        }
+        if let bytes {
+            request.headers.add(name: "Content-Type", value: contentType)
+            request.body = .bytes(ByteBuffer(bytes: bytes))
         }
         let response = try await http.execute(request, timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1 << 20)

@@ -1,0 +1,27 @@
+import Foundation
+import LanternCore
+
+/// Everything `media` reads at start-up (see docs/configuration.md).
+public struct MediaConfiguration: Sendable {
+    public var process: ProcessSettings
+    public var databaseURL: String
+    public var redisURL: String
+    public var streamPrefix: String
+    public var identityURL: URL
+    public var storageDirectory: URL
+    /// Largest accepted photo, in bytes (the spec's 500 KB).
+    public var maxBytes: Int
+    /// Largest accepted width × height (decompression-bomb guard).
+    public var maxPixels: Int
+
+    public init(settings: Settings) throws {
+        process = try ProcessSettings(serviceName: "media", settings: settings, defaultPort: DefaultPort.media)
+        databaseURL = try settings.requiredString("database.url")
+        redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
+        streamPrefix = settings.string("stream.prefix", default: "lantern")
+        identityURL = try settings.url("identity.url", default: "http://127.0.0.1:\(DefaultPort.identity)", schemes: ["http", "https"])
+        storageDirectory = URL(fileURLWithPath: settings.string("media.storage.dir", default: "/var/lib/lantern/media"))
+        maxBytes = try settings.int("moment.max.bytes", default: 500 * 1024, range: 1024...(20 << 20))
+        maxPixels = try settings.int("moment.max.pixels", default: 40_000_000, range: 1_000...400_000_000)
+    }
+}

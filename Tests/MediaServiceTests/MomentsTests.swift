@@ -1,0 +1,241 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LanternCore
+import LanternEvents
+import LanternRedis
+import LanternTestSupport
+import MediaService
+import NIOCore
+import NIOFoundationCompat
+import PostgresNIO
+import Testing
+
+/// media on its own database, stream prefix and storage folder, with a fake identity issuing tokens. Pairings
+/// arrive the way they do in production: as identity events on the bus.
+struct MediaHarness {
+    let client: any TestClientProtocol
+    let identity: FakeIdentity
+    let streams: StreamNames
+    let redis: RedisClient
+    let databaseURL: String
+    let storage: URL
+
+    static func run(maxBytes: Int? = nil, _ body: @Sendable (MediaHarness) async throws -> Void) async throws {
+        let identity = try await FakeIdentity()
+        try await identity.serve { identityURL in
+            try await TestEnvironment.withDatabase { url in
+                let prefix = TestEnvironment.uniquePrefix()
+                let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-media-\(prefix)")
+                defer { try? FileManager.default.removeItem(at: storage) }
+                var variables = ["DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
+                                 "IDENTITY_URL": identityURL.absoluteString, "MEDIA_STORAGE_DIR": storage.path]
+                if let maxBytes { variables["MOMENT_MAX_BYTES"] = String(maxBytes) }
+                let app = try await buildMediaApplication(try MediaConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+                let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
+                try await app.test(.router) { client in
+                    try await body(MediaHarness(client: client, identity: identity, streams: StreamNames(prefix: prefix), redis: redis,
+                                                databaseURL: url, storage: storage))
+                }
+                await redis.shutdown()
+            }
+        }
+    }
+
+    /// Publishes an identity event, as identity's outbox relay would.
+    func identityEvent(_ type: String, subject: UUID, data: JSONValue) async throws {
+        let event = EventEnvelope(type: type, occurredAt: Date(), producer: "identity", subject: subject.lowercased, data: data)
+        try await EventPublisher(redis: redis).publish(event, to: streams.events("identity"))
+    }
+
+    /// Pairs two users through `pairing.established` and waits until media has taken it in.
+    func pair(_ a: UUID, _ b: UUID, names: (String, String) = ("Ana", "Bohdan")) async throws -> UUID {
+        let pairing = UUID()
+        try await identityEvent("profile.renamed", subject: a, data: .object(["userId": .string(a.lowercased), "app": .string("pairly"), "displayName": .string(names.0)]))
+        try await identityEvent("profile.renamed", subject: b, data: .object(["userId": .string(b.lowercased), "app": .string("pairly"), "displayName": .string(names.1)]))
+        try await identityEvent("pairing.established", subject: b, data: .object([
+            "pairingId": .string(pairing.lowercased), "app": .string("pairly"), "invitedBy": .string(a.lowercased),
+            "userIds": .array([.string(a.lowercased), .string(b.lowercased)]),
+        ]))
+        let ready = try await eventually { try await count("SELECT count(*) FROM media.partners WHERE pairing_id = '\(pairing.lowercased)'") == 2 }
+        #expect(ready)
+        _ = try await eventually { try await count("SELECT count(*) FROM media.names WHERE user_id = '\(b.lowercased)'") == 1 }
+        return pairing
+    }
+
+    func count(_ sql: String) async throws -> Int {
+        try await TestEnvironment.withPostgres(databaseURL) { client in
+            let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: TestEnvironment.logger)
+            for try await n in rows.decode(Int.self) { return n }
+            return -1
+        }
+    }
+
+    func upload(_ bytes: [UInt8], as user: UUID, key: String? = nil, contentType: String = "image/jpeg") async throws -> TestResponse {
+        var headers: HTTPFields = [.authorization: "Bearer \(try await identity.token(user: user))", .contentType: contentType]
+        if let key { headers[.init("Idempotency-Key")!] = key }
+        return try await client.execute(uri: "/v1/moments", method: .post, headers: headers, body: ByteBuffer(bytes: bytes))
+    }
+
+    func get(_ uri: String, as user: UUID, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+        var headers = extra
+        headers[.authorization] = "Bearer \(try await identity.token(user: user))"
+        return try await client.execute(uri: uri, method: .get, headers: headers)
+    }
+
+    func storedFiles() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: storage.path).count) ?? 0 }
+
+    func events(_ type: String) async throws -> [EventEnvelope] {
+        let reply = try await redis.send(["XRANGE", streams.events("media"), "-", "+"])
+        return (reply.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0) }.filter { $0.type == type }
+    }
+}
+
+enum Fixtures {
+    static func bytes(_ name: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("ImageSanitizerTests/Fixtures/\(name)")
+        return Array(try Data(contentsOf: url))
+    }
+
+    static func contains(_ bytes: some Collection<UInt8>, _ text: String) -> Bool {
+        let haystack = Array(bytes), needle = Array(text.utf8)
+        guard haystack.count >= needle.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
+    }
+}
+
+@Suite("Pairly moments")
+struct MomentsTests {
+    @Test("the partner gets the photo without its metadata; the sender cannot fetch it; ETags save downloads")
+    func shareAndFetch() async throws {
+        try await MediaHarness.run { h in
+            let (a, b) = (UUID(), UUID())
+            _ = try await h.pair(a, b)
+            let jpeg = try Fixtures.bytes("with-exif.jpg")
+            let uploaded = try await h.upload(jpeg, as: a)
+            #expect(uploaded.status == .created, "\(String(buffer: uploaded.body))")
+
+            let photo = try await h.get("/v1/moments/current", as: b)
+            #expect(photo.status == .ok)
+            #expect(photo.headers[.contentType] == "image/jpeg")
+            #expect(photo.headers[.cacheControl]?.contains("private") == true)
+            let etag = try #require(photo.headers[.eTag])
+            let bytes = Array(buffer: photo.body)
+            for secret in ["SecretCam", "Model-GPS-Leak", "SecretPlace", "SecretComment"] { #expect(!Fixtures.contains(bytes, secret)) }
+            #expect(bytes.starts(with: [0xFF, 0xD8]))
+
+            #expect(try await h.get("/v1/moments/current", as: b, headers: [.ifNoneMatch: etag]).status == .notModified)
+            let own = try await h.get("/v1/moments/current", as: a)
+            #expect(own.status == .notFound)
+            #expect(String(buffer: own.body).contains("no_moment"))
+
+            let widget = try await h.get("/v1/widgets/pairly", as: b)
+            #expect(widget.status == .ok)
+            let json = try JSONSerialization.jsonObject(with: Data(buffer: widget.body)) as? [String: Any]
+            #expect(json?["hasPhoto"] as? Bool == true && json?["senderName"] as? String == "Ana" && json?["photoUrl"] as? String == "/v1/moments/current")
+            let widgetTag = try #require(widget.headers[.eTag])
+            #expect(try await h.get("/v1/widgets/pairly", as: b, headers: [.ifNoneMatch: widgetTag]).status == .notModified)
+            let empty = try await h.get("/v1/widgets/pairly", as: a).body
+            #expect(String(buffer: empty).contains(#""hasPhoto":false"#))
+
+            let shared = try await h.events("moment.shared")
+            #expect(shared.count == 1 && shared.first?.subject == b.lowercased && shared.first?.data["senderName"]?.stringValue == "Ana")
+        }
+    }
+
+    @Test("a new photo replaces the old one, whose bytes are deleted; there is no history")
+    func replace() async throws {
+        try await MediaHarness.run { h in
+            let (a, b) = (UUID(), UUID())
+            _ = try await h.pair(a, b)
+            #expect(try await h.upload(try Fixtures.bytes("with-exif.jpg"), as: a).status == .created)
+            #expect(try await h.upload(try Fixtures.bytes("with-text.png"), as: a, contentType: "image/png").status == .created)
+            #expect(try await h.get("/v1/moments/current", as: b).headers[.contentType] == "image/png")
+            #expect(h.storedFiles() == 1)
+            // Each partner has their own current photo from the other.
+            #expect(try await h.upload(try Fixtures.bytes("with-exif.webp"), as: b, contentType: "image/webp").status == .created)
+            #expect(try await h.get("/v1/moments/current", as: a).headers[.contentType] == "image/webp")
+            #expect(h.storedFiles() == 2)
+        }
+    }
+
+    @Test("a retried upload with the same Idempotency-Key stores and announces one moment")
+    func idempotentRetry() async throws {
+        try await MediaHarness.run { h in
+            let (a, b) = (UUID(), UUID())
+            _ = try await h.pair(a, b)
+            let heic = try Fixtures.bytes("with-exif.heic")
+            let first = try await h.upload(heic, as: a, key: "retry-1", contentType: "image/heic")
+            let second = try await h.upload(heic, as: a, key: "retry-1", contentType: "image/heic")
+            #expect(first.status == .created && second.status == .ok)
+            let id1 = (try JSONSerialization.jsonObject(with: Data(buffer: first.body)) as? [String: Any])?["momentId"] as? String
+            let id2 = (try JSONSerialization.jsonObject(with: Data(buffer: second.body)) as? [String: Any])?["momentId"] as? String
+            #expect(id1 != nil && id1 == id2)
+            #expect(h.storedFiles() == 1)
+            _ = try await eventually { try await h.events("moment.shared").count >= 1 }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await h.events("moment.shared").count == 1)
+            let reused = try await h.upload(try Fixtures.bytes("with-exif.jpg"), as: a, key: "retry-1")
+            #expect(reused.status.code == 422 && String(buffer: reused.body).contains("idempotency_key_reused"))
+        }
+    }
+
+    @Test("non-images, truncated and damaged images, oversize files and pixel bombs get clear 4xx problems")
+    func badUploads() async throws {
+        try await MediaHarness.run(maxBytes: 1200) { h in
+            let (a, b, loner) = (UUID(), UUID(), UUID())
+            _ = try await h.pair(a, b)
+            let png = try Fixtures.bytes("with-text.png")
+            let cases: [(String, [UInt8], String, Int, String)] = [
+                ("text", Array("hello, not a photo".utf8), "image/jpeg", 415, "unsupported_media_type"),
+                ("gif", Array("GIF89a....".utf8), "image/gif", 415, "unsupported_media_type"),
+                ("wrong content type", png, "text/plain", 415, "unsupported_media_type"),
+                ("truncated", Array(png.prefix(100)), "image/png", 422, "image_truncated"),
+                ("oversize", try Fixtures.bytes("with-exif.jpg"), "image/jpeg", 413, "payload_too_large"),
+                ("empty", [], "image/png", 400, "image_missing"),
+            ]
+            for (name, bytes, type, status, code) in cases {
+                let response = try await h.upload(bytes, as: a, contentType: type)
+                #expect(response.status.code == status, "\(name): \(String(buffer: response.body))")
+                #expect(String(buffer: response.body).contains(code), "\(name): \(String(buffer: response.body))")
+            }
+            var bomb = png
+            bomb.replaceSubrange(16..<24, with: [0, 0, 0xC3, 0x50, 0, 0, 0xC3, 0x50])
+            let bombed = try await h.upload(bomb, as: a, contentType: "image/png")
+            #expect(bombed.status.code == 422 && String(buffer: bombed.body).contains("image_too_many_pixels"))
+            let lonely = try await h.upload(png, as: loner, contentType: "image/png")
+            #expect(lonely.status == .conflict && String(buffer: lonely.body).contains("not_paired"))
+            var headers: HTTPFields = [.authorization: "Bearer \(try await h.identity.token(user: a, app: .luckyday))", .contentType: "image/png"]
+            headers[.accept] = "application/json"
+            #expect(try await h.client.execute(uri: "/v1/moments", method: .post, headers: headers, body: ByteBuffer(bytes: png)).status == .forbidden)
+            #expect(try await h.client.execute(uri: "/v1/moments", method: .post, headers: [.contentType: "image/png"], body: ByteBuffer(bytes: png)).status == .unauthorized)
+            #expect(h.storedFiles() == 0)
+        }
+    }
+
+    @Test("ending the pairing or deleting an account erases the photos")
+    func erasure() async throws {
+        try await MediaHarness.run { h in
+            let (a, b) = (UUID(), UUID())
+            let pairing = try await h.pair(a, b)
+            #expect(try await h.upload(try Fixtures.bytes("with-exif.jpg"), as: a).status == .created)
+            #expect(try await h.upload(try Fixtures.bytes("with-text.png"), as: b, contentType: "image/png").status == .created)
+            try await h.identityEvent("pairing.dissolved", subject: a, data: .object([
+                "pairingId": .string(pairing.lowercased), "app": .string("pairly"), "endedBy": .string(a.lowercased), "reason": .string("disconnected"),
+                "userIds": .array([.string(a.lowercased), .string(b.lowercased)]),
+            ]))
+            #expect(try await eventually { h.storedFiles() == 0 })
+            #expect(try await h.get("/v1/moments/current", as: b).status == .notFound)
+            #expect(try await h.upload(try Fixtures.bytes("with-text.png"), as: a, contentType: "image/png").status == .conflict)
+
+            let (c, d) = (UUID(), UUID())
+            _ = try await h.pair(c, d)
+            #expect(try await h.upload(try Fixtures.bytes("with-exif.jpg"), as: c).status == .created)
+            try await h.identityEvent("user.deleted", subject: c, data: .object(["userId": .string(c.lowercased), "app": .string("pairly")]))
+            #expect(try await eventually { h.storedFiles() == 0 })
+            #expect(try await h.count("SELECT count(*) FROM media.moments") == 0)
+            #expect(try await h.count("SELECT count(*) FROM media.names WHERE user_id = '\(c.lowercased)'") == 0)
+        }
+    }
+}
