@@ -58,6 +58,17 @@ struct PairingTests {
             try await h.request(.post, "/v1/pairing/invites", token: a.accessToken).expectProblem(409, "already_paired")
             let cCode = try await h.request(.post, "/v1/pairing/invites", token: c.accessToken).json(InviteBody.self).code
             try await h.request(.post, "/v1/pairing/join", token: a.accessToken, json: #"{"code":"\#(cCode)"}"#).expectProblem(409, "already_paired")
+
+            // D's code dies when D pairs with C; E is told why.
+            let d = try await named(h, "Dana")
+            let e = try await named(h, "Emil")
+            let dCode = try await h.request(.post, "/v1/pairing/invites", token: d.accessToken).json(InviteBody.self).code
+            #expect(try await h.request(.post, "/v1/pairing/join", token: d.accessToken, json: #"{"code":"\#(cCode)"}"#).status == .created)
+            try await h.request(.post, "/v1/pairing/join", token: e.accessToken, json: #"{"code":"\#(dCode)"}"#).expectProblem(409, "partner_already_paired")
+
+            // A deleted account's still-valid token gets 401, not a server error.
+            #expect(try await h.request(.delete, "/v1/me", token: e.accessToken).status == .noContent)
+            try await h.request(.post, "/v1/pairing/invites", token: e.accessToken).expectProblem(401, "account_deleted")
         }
     }
 

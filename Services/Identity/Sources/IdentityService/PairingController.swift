@@ -79,6 +79,8 @@ struct PairingController: Sendable {
             return .conflict("You are already paired; disconnect first.", code: "already_paired")
         case .partnerAlreadyPaired:
             return .conflict("The owner of this code is already paired with someone else.", code: "partner_already_paired")
+        case .accountDeleted:
+            return MeController.gone
         }
     }
 }

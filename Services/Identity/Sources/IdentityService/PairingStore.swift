@@ -19,7 +19,7 @@ public struct Invite: Codable, Sendable, Equatable {
 
 /// Why joining with a code failed; each is its own problem for the app to explain.
 enum JoinFailure: Error, Equatable {
-    case unknown, expired, used, ownCode, alreadyPaired, partnerAlreadyPaired
+    case unknown, expired, used, ownCode, alreadyPaired, partnerAlreadyPaired, accountDeleted
 }
 
 /// Pairly pairing: invite codes and partnerships, in the identity schema.
@@ -37,8 +37,8 @@ struct PairingStore: Sendable {
         let now = clock.now()
         for _ in 0..<5 {
             let outcome: (Invite, Bool)? = try await client.transaction(logger: logger) { connection in
-                // Serialise concurrent "generate" taps of one user.
-                try await connection.query("SELECT id FROM identity.users WHERE id = \(userID) FOR UPDATE", logger: logger)
+                // Serialise concurrent "generate" taps of one user (user rows are always locked first, see `join`).
+                try await lockUsers([userID], on: connection)
                 if try await partnerRow(of: userID, on: connection) != nil { throw JoinFailure.alreadyPaired }
                 let live = try await connection.query("""
                     SELECT code, expires_at FROM identity.pairing_invites
@@ -65,21 +65,22 @@ struct PairingStore: Sendable {
         let now = clock.now()
         let pairingID = UUID.v7(at: now)
         let partnerID: UUID = try await client.transaction(logger: logger) { connection in
+            // Lock order everywhere: user rows (sorted), then invite rows. Two crossing joins therefore queue
+            // instead of deadlocking, and nobody can end up in two pairings.
+            guard let owner = try await inviteOwner(code, on: connection) else { throw JoinFailure.unknown }
+            if owner == userID { throw JoinFailure.ownCode }
+            try await lockUsers([owner, userID], on: connection)
             let rows = try await connection.query("""
                 SELECT user_id, expires_at, used_at FROM identity.pairing_invites WHERE code = \(code) FOR UPDATE
                 """, logger: logger)
             var found: (UUID, Date, Date?)?
             for try await row in rows.decode((UUID, Date, Date?).self) { found = row }
-            guard let (owner, expiresAt, usedAt) = found else { throw JoinFailure.unknown }
-            if owner == userID { throw JoinFailure.ownCode }
+            guard let (lockedOwner, expiresAt, usedAt) = found, lockedOwner == owner else { throw JoinFailure.unknown }
             if usedAt != nil { throw JoinFailure.used }
-            if expiresAt <= now { throw JoinFailure.expired }
-            // Lock both users in id order so two crossing joins cannot deadlock or double-pair.
-            for id in [owner, userID].sorted(by: { $0.uuidString < $1.uuidString }) {
-                try await connection.query("SELECT id FROM identity.users WHERE id = \(id) FOR UPDATE", logger: logger)
-            }
             if try await partnerRow(of: userID, on: connection) != nil { throw JoinFailure.alreadyPaired }
+            // Pairing expires the owner's codes; say why rather than "older than 24 hours".
             if try await partnerRow(of: owner, on: connection) != nil { throw JoinFailure.partnerAlreadyPaired }
+            if expiresAt <= now { throw JoinFailure.expired }
             try await connection.query("UPDATE identity.pairing_invites SET used_at = \(now), used_by = \(userID) WHERE code = \(code)", logger: logger)
             // Every other live code of either partner dies with the pairing.
             try await connection.query("""
@@ -137,6 +138,22 @@ struct PairingStore: Sendable {
                                                                                userIds: [a.lowercased, b.lowercased].sorted(), endedBy: userID.lowercased, reason: reason))
         try await store.outbox.enqueue(event, stream: store.stream, on: connection, logger: logger)
         return true
+    }
+
+    private func inviteOwner(_ code: String, on connection: PostgresConnection) async throws -> UUID? {
+        let rows = try await connection.query("SELECT user_id FROM identity.pairing_invites WHERE code = \(code)", logger: logger)
+        for try await id in rows.decode(UUID.self) { return id }
+        return nil
+    }
+
+    /// Locks user rows in id order; a user that no longer exists (token of a deleted account) is an error.
+    private func lockUsers(_ ids: [UUID], on connection: PostgresConnection) async throws {
+        for id in ids.sorted(by: { $0.uuidString < $1.uuidString }) {
+            let rows = try await connection.query("SELECT id FROM identity.users WHERE id = \(id) FOR UPDATE", logger: logger)
+            var exists = false
+            for try await _ in rows { exists = true }
+            if !exists { throw JoinFailure.accountDeleted }
+        }
     }
 
     private func partnerRow(of userID: UUID, on connection: PostgresConnection) async throws -> UUID? {
