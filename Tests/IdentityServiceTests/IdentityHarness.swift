@@ -16,6 +16,7 @@ struct IdentityHarness {
     let streams: StreamNames
     let redis: RedisClient
     let time: ManualTime
+    let databaseURL: String
 
     /// Starts identity with a manual clock; `google`/`apple` are key-set URLs of fake providers.
     static func run(google: URL? = nil, apple: URL? = nil, extra: [String: String] = [:],
@@ -31,7 +32,7 @@ struct IdentityHarness {
             let app = try await buildIdentityApplication(configuration, dependencies: .init(clock: .manual(time)), logger: TestEnvironment.logger)
             let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
             try await app.test(.router) { client in
-                try await body(IdentityHarness(client: client, streams: StreamNames(prefix: prefix), redis: redis, time: time))
+                try await body(IdentityHarness(client: client, streams: StreamNames(prefix: prefix), redis: redis, time: time, databaseURL: url))
             }
             await redis.shutdown()
         }

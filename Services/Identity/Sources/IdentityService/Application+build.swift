@@ -68,7 +68,8 @@ public func buildIdentityApplication(
         router: router,
         configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-identity"),
         services: [postgres, RedisLifecycle(client: redis),
-                   OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger, startAfter: migrated)],
+                   OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger, startAfter: migrated),
+                   Housekeeping(client: postgres, rules: IdentityStore.housekeeping, clock: clock, logger: logger)],
         logger: logger
     )
     app.beforeServerStarts {

@@ -60,7 +60,8 @@ public func buildMediaApplication(
         router: router,
         configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-media"),
         services: [postgres, RedisLifecycle(client: redis), identityEvents,
-                   OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger, startAfter: migrated)],
+                   OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger, startAfter: migrated),
+                   Housekeeping(client: postgres, rules: MomentStore.housekeeping, clock: dependencies.clock, logger: logger)],
         logger: logger
     )
     app.beforeServerStarts {

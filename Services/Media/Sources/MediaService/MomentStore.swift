@@ -62,6 +62,12 @@ struct MomentStore: Sendable {
 
     var stream: String { outbox.streams.events("media") }
 
+    /// Idempotency keys protect an app's retries of one upload, which happen within minutes.
+    static let housekeeping: [Housekeeping.Rule] = [
+        .init("upload_keys", sql: "DELETE FROM media.upload_keys WHERE sent_at < $1", keep: 86_400),
+        .processedEvents(schema: "media"),
+    ]
+
     func partner(of userID: UUID) async throws -> UUID? {
         let rows = try await client.query("SELECT partner_id FROM media.partners WHERE user_id = \(userID)", logger: logger)
         for try await id in rows.decode(UUID.self) { return id }

@@ -1,0 +1,76 @@
+import Foundation
+import LanternCore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Deletes rows whose purpose has passed (spent tokens, old idempotency keys, processed event ids), on a timer.
+///
+/// Each statement is a plain `DELETE … WHERE <age> < $cutoff`; running it on several instances at once is
+/// harmless. The first run waits one interval so start-up stays quick.
+public struct Housekeeping: Service {
+    public struct Rule: Sendable {
+        public var name: String
+        /// SQL with one bind, `$1`, the cutoff time.
+        public var sql: String
+        public var keep: TimeInterval
+
+        public init(_ name: String, sql: String, keep: TimeInterval) {
+            self.name = name
+            self.sql = sql
+            self.keep = keep
+        }
+    }
+
+    let client: PostgresClient
+    let rules: [Rule]
+    let interval: Duration
+    let clock: WallClock
+    let logger: Logger
+
+    public init(client: PostgresClient, rules: [Rule], interval: Duration = .seconds(3600), clock: WallClock, logger: Logger) {
+        self.client = client
+        self.rules = rules
+        self.interval = interval
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled else { break }
+                await runOnce()
+            }
+        }
+    }
+
+    /// Applies every rule once; returns rows deleted per rule.
+    @discardableResult
+    public func runOnce() async -> [String: Int] {
+        var deleted: [String: Int] = [:]
+        for rule in rules {
+            let cutoff = clock.now().addingTimeInterval(-rule.keep)
+            var bindings = PostgresBindings()
+            bindings.append(cutoff)
+            do {
+                let rows = try await client.query(PostgresQuery(unsafeSQL: rule.sql + " RETURNING 1", binds: bindings), logger: logger)
+                var n = 0
+                for try await _ in rows { n += 1 }
+                deleted[rule.name] = n
+            } catch {
+                logger.warning("housekeeping failed", metadata: ["rule": "\(rule.name)", "error": "\(error)"])
+            }
+        }
+        if deleted.values.contains(where: { $0 > 0 }) { logger.info("housekeeping", metadata: ["deleted": "\(deleted)"]) }
+        return deleted
+    }
+}
+
+extension Housekeeping.Rule {
+    /// Processed event ids outlive the streams' retention by far after a week.
+    public static func processedEvents(schema: String) -> Self {
+        .init("processed_events", sql: "DELETE FROM \(schema).processed_events WHERE processed_at < $1", keep: 7 * 86_400)
+    }
+}
