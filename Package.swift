@@ -34,6 +34,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -60,7 +61,7 @@ let package = Package(
         // MARK: Services (library + thin executable)
         .target(name: "IdentityService", dependencies: ["LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, postgres, jwt, crypto, httpClient, lifecycle, nioFoundation], path: "Services/Identity/Sources/IdentityService", resources: [.copy("Migrations")], swiftSettings: strict),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "LanternHTTP"], path: "Services/Identity/Sources/identity", swiftSettings: strict),
-        .target(name: "GatewayService", dependencies: ["LanternCore", "LanternHTTP", "LanternRedis", "LanternTokens", "LanternEvents", hummingbird, httpTypes, httpClient, crypto, lifecycle, nioFoundation], path: "Services/Gateway/Sources/GatewayService", resources: [.copy("openapi.yaml")], swiftSettings: strict),
+        .target(name: "GatewayService", dependencies: ["LanternCore", "LanternHTTP", "LanternRedis", "LanternTokens", "LanternEvents", hummingbird, .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), httpTypes, httpClient, crypto, lifecycle, nioFoundation], path: "Services/Gateway/Sources/GatewayService", resources: [.copy("openapi.yaml")], swiftSettings: strict),
         .executableTarget(name: "gateway", dependencies: ["GatewayService", "LanternHTTP"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
 
         .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
@@ -75,7 +76,7 @@ let package = Package(
         .testTarget(name: "LanternCoreTests", dependencies: ["LanternCore"], path: "Tests/LanternCoreTests", swiftSettings: strict),
         .testTarget(name: "LanternEventsTests", dependencies: ["LanternEvents", "LanternTestSupport", postgres], path: "Tests/LanternEventsTests", swiftSettings: strict),
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "LanternTestSupport", hummingbirdTesting, jwt, crypto], path: "Tests/IdentityServiceTests", swiftSettings: strict),
-        .testTarget(name: "GatewayServiceTests", dependencies: ["GatewayService", "LanternTestSupport", hummingbirdTesting], path: "Tests/GatewayServiceTests", swiftSettings: strict),
+        .testTarget(name: "GatewayServiceTests", dependencies: ["GatewayService", "LanternTestSupport", hummingbirdTesting, "LanternHTTP", "LanternEvents", "LanternRedis", .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")], path: "Tests/GatewayServiceTests", swiftSettings: strict),
         .testTarget(name: "ImageSanitizerTests", dependencies: ["ImageSanitizer"], path: "Tests/ImageSanitizerTests", resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MediaServiceTests", dependencies: ["MediaService", "LanternTestSupport", hummingbirdTesting, postgres], path: "Tests/MediaServiceTests", swiftSettings: strict),
         .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "MediaService", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),

@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import LanternEvents
 import LanternTestSupport
 import Testing
 
@@ -52,6 +53,15 @@ struct PairingTests {
             let event = try await h.event("pairing.established", subject: try #require(b.user?.id))
             #expect(event?.data["userIds"] == .array([.string(a.user?.id ?? ""), .string(b.user?.id ?? "")]))
             #expect(event?.data["invitedBy"]?.stringValue == a.user?.id)
+
+            // A rename reaches the partner: the event names them.
+            #expect(try await h.request(.patch, "/v1/me", token: a.accessToken, json: #"{"displayName":"Ana B."}"#).status == .ok)
+            var renamed: EventEnvelope?
+            for _ in 0..<200 where renamed == nil {
+                renamed = try await h.events().first { $0.type == "profile.renamed" && $0.data["displayName"]?.stringValue == "Ana B." }
+                if renamed == nil { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            #expect(renamed?.data["partnerId"]?.stringValue == b.user?.id)
 
             let c = try await named(h, "Chris")
             try await h.request(.post, "/v1/pairing/join", token: c.accessToken, json: #"{"code":"\#(code)"}"#).expectProblem(409, "invite_code_used")

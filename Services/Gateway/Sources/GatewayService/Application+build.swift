@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import Hummingbird
+import HummingbirdWebSocket
 import LanternCore
 import LanternEvents
 import LanternHTTP
@@ -54,6 +56,13 @@ public func buildGatewayApplication(
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8", .cacheControl: "public, max-age=300"],
                  body: .init(byteBuffer: ByteBuffer(bytes: GatewayResources.openAPI)))
     }
+    let hub = RealtimeHub()
+    let realtime = RealtimeConnections(hub: hub, verifier: verifier, client: httpClient, upstreams: configuration.upstreams)
+    router.get("/v1/realtime") { request, _ -> Response in
+        // Reached only when the request was not upgraded: say why.
+        _ = try await verifier.verify(try RequireAccessToken.bearerToken(request))
+        throw Problem(status: 426, code: "upgrade_required", title: "Upgrade required", detail: "Open /v1/realtime as a WebSocket.")
+    }
     let ownReadiness = readiness
     router.get("/health") { _, _ in
         let report = await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: ownReadiness)
@@ -62,8 +71,14 @@ public func buildGatewayApplication(
 
     return Application(
         router: router,
+        server: .http1WebSocketUpgrade(
+            configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)))
+        ) { request, _, _ in
+            try await realtime.shouldUpgrade(request)
+        },
         configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-gateway"),
-        services: [RedisLifecycle(client: redis), HTTPClientLifecycle(client: httpClient)],
+        services: [RedisLifecycle(client: redis), HTTPClientLifecycle(client: httpClient),
+                   RealtimeFeed(hub: hub, endpoint: try RedisEndpoint(url: configuration.redisURL), streams: StreamNames(prefix: configuration.streamPrefix), logger: logger)],
         logger: logger
     )
 }

@@ -21,6 +21,8 @@ enum IdentityEvent {
         var userId: String
         var app: String
         var displayName: String
+        /// The Pairly partner, who sees the new name in real time.
+        var partnerId: String?
     }
 
     struct DeviceRegistered: Codable, Sendable {

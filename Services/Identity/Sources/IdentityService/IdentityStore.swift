@@ -224,8 +224,13 @@ struct IdentityStore: Sendable {
                 WHERE id = \(id)
                 """, logger: logger)
             guard let newName = changes.displayName, newName != oldName else { return false }
+            var partner: UUID?
+            for try await p in try await connection.query("SELECT partner_id FROM identity.partners WHERE user_id = \(id)", logger: logger).decode(UUID.self) {
+                partner = p
+            }
             let event = try EventEnvelope(type: "profile.renamed", occurredAt: now, producer: IdentityEvent.producer, subject: id.lowercased,
-                                          payload: IdentityEvent.ProfileRenamed(userId: id.lowercased, app: app, displayName: newName))
+                                          payload: IdentityEvent.ProfileRenamed(userId: id.lowercased, app: app, displayName: newName,
+                                                                                partnerId: partner?.lowercased))
             try await outbox.enqueue(event, stream: stream, on: connection, logger: logger)
             return true
         }

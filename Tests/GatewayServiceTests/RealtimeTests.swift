@@ -1,0 +1,97 @@
+import Foundation
+import GatewayService
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import LanternCore
+import LanternEvents
+import LanternHTTP
+import LanternRedis
+import LanternTestSupport
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+@Suite("Real-time WebSocket")
+struct RealtimeTests {
+    /// Runs the gateway live (WebSockets need a real socket) with a fake identity/media upstream.
+    func withLiveGateway(_ body: @Sendable (Int, FakeUpstream, StreamNames) async throws -> Void) async throws {
+        let upstream = try await FakeUpstream()
+        try await LoopbackServer.run(router: upstream.router()) { port in
+            let prefix = TestEnvironment.uniquePrefix()
+            let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "error",
+                             "IDENTITY_URL": "http://127.0.0.1:\(port)", "HTTP_PORT": "0"]
+            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+            try await app.test(.live) { client in
+                try await body(try #require(client.port), upstream, StreamNames(prefix: prefix))
+            }
+        }
+    }
+
+    /// Connects, collects `count` text frames (running `afterFirst` once the first arrives), then closes.
+    func collectFrames(port: Int, token: String, count: Int, afterFirst: @escaping @Sendable () async throws -> Void) async throws -> [String] {
+        let received = Mutex<[String]>([])
+        var logger = Logger(label: "ws-test")
+        logger.logLevel = .error
+        try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/realtime?access_token=\(token)", logger: logger) { inbound, _, _ in
+            for try await message in inbound.messages(maxSize: 1 << 16) {
+                guard case .text(let text) = message else { continue }
+                let n = received.withLock { $0.append(text); return $0.count }
+                if n == 1 { try await afterFirst() }
+                if n >= count { break }
+            }
+        }
+        return received.withLock { $0 }
+    }
+
+    @Test("the first frame is the state; then new_moment, partner_updated and pair_disconnected reach the right user")
+    func liveFrames() async throws {
+        try await withLiveGateway { port, upstream, streams in
+            let user = UUID()
+            let token = try await upstream.issuer.issue(userID: user, sessionID: UUID(), app: .pairly).token
+            let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
+            let publisher = EventPublisher(redis: redis)
+            let someoneElse = UUID().lowercased
+            let texts = try await withTimeout(.seconds(20)) {
+                try await self.collectFrames(port: port, token: token, count: 4) {
+                    func publish(_ type: String, _ stream: String, _ data: JSONValue) async throws {
+                        try await publisher.publish(EventEnvelope(type: type, occurredAt: Date(), producer: "test", subject: nil, data: data), to: stream)
+                    }
+                    try await publish("moment.shared", streams.events("media"), .object(["receiverId": .string(someoneElse), "momentId": .string("x")]))
+                    try await publish("moment.shared", streams.events("media"), .object([
+                        "receiverId": .string(user.lowercased), "momentId": .string("m-1"), "senderName": .string("Ana"), "sentAt": .string("2026-11-22T10:00:00.000Z"),
+                    ]))
+                    try await publish("profile.renamed", streams.events("identity"), .object([
+                        "userId": .string(someoneElse), "displayName": .string("Ana B."), "partnerId": .string(user.lowercased),
+                    ]))
+                    try await publish("pairing.dissolved", streams.events("identity"), .object([
+                        "pairingId": .string("p-1"), "userIds": .array([.string(someoneElse), .string(user.lowercased)]), "reason": .string("disconnected"),
+                    ]))
+                }
+            }
+            await redis.shutdown()
+            let frames = texts.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(frames.map { $0["type"] as? String } == ["state", "new_moment", "partner_updated", "pair_disconnected"])
+            guard frames.count == 4 else { return }
+            #expect((frames[1]["data"] as? [String: Any])?["momentId"] as? String == "m-1")
+            #expect((frames[2]["data"] as? [String: Any])?["displayName"] as? String == "Ana B.")
+            #expect((frames[3]["data"] as? [String: Any])?["partnerId"] as? String == someoneElse)
+        }
+    }
+
+    @Test("no token, no socket: a plain request gets 401, a valid one without upgrade 426")
+    func refusals() async throws {
+        let upstream = try await FakeUpstream()
+        try await LoopbackServer.run(router: upstream.router()) { port in
+            let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": TestEnvironment.uniquePrefix(), "LOG_LEVEL": "error",
+                             "IDENTITY_URL": "http://127.0.0.1:\(port)"]
+            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+            try await app.test(.router) { client in
+                #expect(try await client.execute(uri: "/v1/realtime", method: .get).status == .unauthorized)
+                let token = try await upstream.token()
+                #expect(try await client.execute(uri: "/v1/realtime", method: .get, headers: [.authorization: "Bearer \(token)"]).status.code == 426)
+            }
+        }
+    }
+}
