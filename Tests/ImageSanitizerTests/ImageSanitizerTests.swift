@@ -98,3 +98,22 @@ struct ImageSanitizerTests {
         #expect(ImageFormat.detect(Array("RIFF\0\0\0\0WAVEfmt ".utf8)) == nil)
     }
 }
+
+@Suite("Hostile images")
+struct HostileImageTests {
+    @Test("absurd sizes and offsets are refused, never a crash")
+    func hostile() throws {
+        var png = try ImageSanitizerTests.fixture("with-text.png")
+        png.replaceSubrange(16..<24, with: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(throws: ImageRejection.self) { try ImageSanitizer().sanitize(png) }
+        var chunk = try ImageSanitizerTests.fixture("with-text.png")
+        chunk.replaceSubrange(33..<37, with: [0xFF, 0xFF, 0xFF, 0xF0])  // a chunk length near 4 GiB
+        #expect(throws: ImageRejection.self) { try ImageSanitizer().sanitize(chunk) }
+        // A HEIC whose meta box is shorter than its own header fields.
+        let heic: [UInt8] = [0, 0, 0, 16] + Array("ftypheic".utf8) + [0, 0, 0, 0] + [0, 0, 0, 9] + Array("meta".utf8) + [0]
+        #expect(throws: ImageRejection.self) { try ImageSanitizer().sanitize(heic) }
+        // A 64-bit box size that would overflow an offset.
+        let huge: [UInt8] = [0, 0, 0, 16] + Array("ftypheic".utf8) + [0, 0, 0, 0] + [0, 0, 0, 1] + Array("meta".utf8) + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        #expect(throws: ImageRejection.self) { try ImageSanitizer().sanitize(huge) }
+    }
+}

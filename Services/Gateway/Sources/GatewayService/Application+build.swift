@@ -63,6 +63,11 @@ public func buildGatewayApplication(
         _ = try await verifier.verify(try RequireAccessToken.bearerToken(request))
         throw Problem(status: 426, code: "upgrade_required", title: "Upgrade required", detail: "Open /v1/realtime as a WebSocket.")
     }
+    let socketIO = SocketIOConnections(realtime: realtime)
+    router.get("/socket.io/") { _, _ -> Response in
+        throw Problem.badRequest("Socket.IO here speaks Engine.IO 4 over WebSocket only: connect with transports: ['websocket'].",
+                                 code: "transport_unsupported")
+    }
     let ownReadiness = readiness
     router.get("/health") { _, _ in
         let report = await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: ownReadiness)
@@ -74,7 +79,8 @@ public func buildGatewayApplication(
         server: .http1WebSocketUpgrade(
             configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)))
         ) { request, _, _ in
-            try await realtime.shouldUpgrade(request)
+            if SocketIOConnections.isSocketIO(URLComponents(string: request.path ?? "")) { return .upgrade([:], socketIO.handler()) }
+            return try await realtime.shouldUpgrade(request)
         },
         configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-gateway"),
         services: [RedisLifecycle(client: redis), HTTPClientLifecycle(client: httpClient),

@@ -23,7 +23,7 @@ enum HEICSanitizer {
             } else if size == 0 {
                 size = range.upperBound - i
             }
-            guard size >= header, i + size <= range.upperBound else { throw .truncated("box \(type) runs past its parent") }
+            guard size >= header, try Bytes.add(i, size) <= range.upperBound else { throw .truncated("box \(type) runs past its parent") }
             result.append(Box(type: type, start: i, payload: i + header, end: i + size))
             i += size
         }
@@ -39,11 +39,13 @@ enum HEICSanitizer {
         let b = Bytes(data)
         let top = try boxes(b, in: 0..<data.count)
         guard let meta = top.first(where: { $0.type == "meta" }) else { throw .malformed("no meta box") }
+        guard meta.payload + 4 <= meta.end else { throw .malformed("meta box too short") }
         let children = try boxes(b, in: (meta.payload + 4)..<meta.end)  // meta is a full box
         var metadataItems: [Int: String] = [:]
         if let iinf = children.first(where: { $0.type == "iinf" }) {
             let version = try b.u8(iinf.payload)
             let first = iinf.payload + 4 + (version == 0 ? 2 : 4)
+            guard first <= iinf.end else { throw .malformed("iinf box too short") }
             for infe in try boxes(b, in: first..<iinf.end) where infe.type == "infe" {
                 let v = try b.u8(infe.payload)
                 guard v >= 2 else { continue }
@@ -72,12 +74,12 @@ enum HEICSanitizer {
            let ipco = try boxes(b, in: iprp.payload..<iprp.end).first(where: { $0.type == "ipco" }) {
             for property in try boxes(b, in: ipco.payload..<ipco.end) {
                 if property.type == "ispe" {
-                    let width = try b.be32(property.payload + 4), height = try b.be32(property.payload + 8)
+                    let width = try Bytes.dimension(try b.be32(property.payload + 4)), height = try Bytes.dimension(try b.be32(property.payload + 8))
                     if width * height > (size.map { $0.0 * $0.1 } ?? -1) { size = (width, height) }
                 } else if property.type == "clap", visible == nil {
                     let wN = try b.be32(property.payload), wD = try b.be32(property.payload + 4)
                     let hN = try b.be32(property.payload + 8), hD = try b.be32(property.payload + 12)
-                    if wD > 0, hD > 0 { visible = (wN / wD, hN / hD) }
+                    if wD > 0, hD > 0 { visible = (try Bytes.dimension(wN / wD), try Bytes.dimension(hN / hD)) }
                 }
             }
         }
@@ -114,8 +116,8 @@ enum HEICSanitizer {
                     guard let kind = metadataItems[itemID] else { continue }
                     let origin = method == 1 ? (idat?.payload ?? 0) : 0
                     guard method == 0 || method == 1 else { throw .malformed("metadata item stored by reference") }
-                    let start = origin + base + offset
-                    let end = length == 0 ? (method == 1 ? (idat?.end ?? data.count) : data.count) : start + length
+                    let start = try Bytes.add(origin, try Bytes.add(base, offset))
+                    let end = length == 0 ? (method == 1 ? (idat?.end ?? data.count) : data.count) : try Bytes.add(start, length)
                     guard start >= 0, start <= end, end <= data.count else { throw .truncated("metadata item outside the file") }
                     let replacement = kind == "EXIF" ? Self.emptyExif : Self.emptyXMP
                     let filler: UInt8 = kind == "EXIF" ? 0 : 0x20

@@ -17,7 +17,8 @@ public struct ImageSanitizer: Sendable {
         case nil: throw .unsupportedFormat
         }
         guard image.width > 0, image.height > 0 else { throw .malformed("the image has no size") }
-        guard image.width * image.height <= maxPixels, image.decodedPixels <= maxPixels else {
+        let (pixels, overflow) = image.width.multipliedReportingOverflow(by: image.height)
+        guard !overflow, pixels <= maxPixels, image.decodedPixels <= maxPixels else {
             throw .tooManyPixels(width: image.width, height: image.height, limit: maxPixels)
         }
         return image
@@ -104,6 +105,19 @@ struct Bytes {
         guard at >= 0, at + 4 <= data.count else { throw .truncated("needed a tag at \(at)") }
         return String(decoding: data[at..<at + 4], as: UTF8.self)
     }
+    /// A width or height; anything past a million pixels is refused here, before any arithmetic on it.
+    static func dimension(_ value: Int) throws(ImageRejection) -> Int {
+        guard value <= 1_000_000 else { throw .tooManyPixels(width: value, height: value, limit: 0) }
+        return value
+    }
+
+    /// `a + b` for offsets read from the file; an overflow means a damaged (or hostile) file.
+    static func add(_ a: Int, _ b: Int) throws(ImageRejection) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        guard !overflow else { throw .malformed("offset overflow") }
+        return sum
+    }
+
     func slice(_ range: Range<Int>) throws(ImageRejection) -> ArraySlice<UInt8> {
         guard range.lowerBound >= 0, range.upperBound <= data.count, range.lowerBound <= range.upperBound else {
             throw .truncated("needed bytes \(range) of \(data.count)")

@@ -11,10 +11,10 @@ enum PNGSanitizer {
         while true {
             let length = try b.be32(i)
             let type = try b.fourCC(i + 4)
-            let chunk = try b.slice(i..<i + 12 + length)
+            let chunk = try b.slice(i..<(try Bytes.add(i, try Bytes.add(12, length))))
             if i == 8 {
                 guard type == "IHDR", length == 13 else { throw .malformed("the first chunk is not IHDR") }
-                size = (try b.be32(i + 8), try b.be32(i + 12))
+                size = (try Bytes.dimension(try b.be32(i + 8)), try Bytes.dimension(try b.be32(i + 12)))
             }
             if dropped.contains(type) {
                 removed.append(type)

@@ -44,7 +44,6 @@ struct MomentShared: Codable, Sendable {
 
 enum UploadOutcome: Sendable {
     case stored(MomentReceipt, replacedKey: String?)
-    case repeated(MomentReceipt)
 }
 
 enum UploadFailure: Error {
@@ -76,15 +75,13 @@ struct MomentStore: Sendable {
 
     /// A previous upload with this key, if any: the same body gives its receipt again, another body is an error.
     func previousUpload(sender: UUID, key: String, requestHash: String) async throws -> MomentReceipt? {
+        // The receipt is stored with the key: a replay answers the same even after the photo was replaced.
         let rows = try await client.query("""
-            SELECT u.request_hash, u.moment_id, u.sent_at, m.receiver_id, m.width, m.height, m.byte_size, m.content_type
-            FROM media.upload_keys u LEFT JOIN media.moments m ON m.id = u.moment_id
-            WHERE u.sender_id = \(sender) AND u.key = \(key)
+            SELECT request_hash, receipt FROM media.upload_keys WHERE sender_id = \(sender) AND key = \(key)
             """, logger: logger)
-        for try await (hash, momentID, sentAt, receiver, width, height, size, type) in rows.decode((String, UUID, Date, UUID?, Int?, Int?, Int?, String?).self) {
+        for try await (hash, receipt) in rows.decode((String, String).self) {
             guard hash == requestHash else { throw UploadFailure.keyReused }
-            return MomentReceipt(momentId: momentID.lowercased, receiverId: receiver?.lowercased ?? "", sentAt: sentAt,
-                                 width: width ?? 0, height: height ?? 0, byteSize: size ?? 0, contentType: type ?? "")
+            return try JSONDecoder.lantern.decode(MomentReceipt.self, from: Data(receipt.utf8))
         }
         return nil
     }
@@ -92,10 +89,18 @@ struct MomentStore: Sendable {
     /// Makes `moment` the receiver's current one and announces it; returns the storage key it replaced.
     func replace(with moment: Moment, idempotencyKey: String?, requestHash: String) async throws -> UploadOutcome {
         let outcome: UploadOutcome = try await client.transaction(logger: logger) { connection in
+            // The pairing must still hold when the photo lands: a concurrent `pairing.dissolved` waits for this
+            // share lock and then erases what we wrote, or we see it gone and refuse.
+            let partner = try await connection.query("""
+                SELECT partner_id FROM media.partners WHERE user_id = \(moment.senderID) FOR SHARE
+                """, logger: logger)
+            var current: UUID?
+            for try await id in partner.decode(UUID.self) { current = id }
+            guard current == moment.receiverID else { throw UploadFailure.notPaired }
             if let idempotencyKey {
                 let rows = try await connection.query("""
-                    INSERT INTO media.upload_keys (sender_id, key, request_hash, moment_id, sent_at)
-                    VALUES (\(moment.senderID), \(idempotencyKey), \(requestHash), \(moment.id), \(moment.sentAt))
+                    INSERT INTO media.upload_keys (sender_id, key, request_hash, moment_id, sent_at, receipt)
+                    VALUES (\(moment.senderID), \(idempotencyKey), \(requestHash), \(moment.id), \(moment.sentAt), \(try Self.receiptJSON(moment)))
                     ON CONFLICT DO NOTHING RETURNING moment_id
                     """, logger: logger)
                 var inserted = false
@@ -125,6 +130,10 @@ struct MomentStore: Sendable {
     }
 
     struct UploadRace: Error {}
+
+    static func receiptJSON(_ moment: Moment) throws -> String {
+        String(decoding: try JSONEncoder.lantern.encode(receipt(moment)), as: UTF8.self)
+    }
 
     static func receipt(_ moment: Moment) -> MomentReceipt {
         MomentReceipt(momentId: moment.id.lowercased, receiverId: moment.receiverID.lowercased, sentAt: moment.sentAt,

@@ -54,10 +54,10 @@ struct MomentsController: Sendable {
             case .stored(let receipt, let replaced):
                 if let replaced { try? await storage.delete(key: replaced) }
                 return JSONResponse(receipt, status: .created)
-            case .repeated(let receipt):
-                try? await storage.delete(key: moment.storageKey)
-                return JSONResponse(receipt, status: .ok)
             }
+        } catch UploadFailure.notPaired {
+            try? await storage.delete(key: moment.storageKey)
+            throw Problem.conflict("Pair with your partner before sharing a moment.", code: "not_paired")
         } catch is MomentStore.UploadRace {
             try? await storage.delete(key: moment.storageKey)
             guard let key, let previous = try await previousUpload(sender: sender, key: key, requestHash: requestHash) else { throw Problem.internalError(requestID: context.requestID) }

@@ -1,0 +1,146 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import LanternCore
+import LanternTokens
+import Synchronization
+
+/// `/socket.io/`: Socket.IO v4 over Engine.IO v4, WebSocket transport only — what the Pairly React Native app's
+/// `socket.io-client` speaks with `transports: ['websocket']`.
+///
+/// Engine.IO packets are text frames starting with a digit: `0` open (sent first, with the heartbeat settings),
+/// `2`/`3` ping/pong (the server pings, the client must answer within `pingTimeout`), `4` message, `1` close.
+/// A message carries a Socket.IO packet: `0` namespace connect (the client's `auth` object holds the access
+/// token), `1` disconnect, `2` event (`["name", data]`, optionally with an acknowledgement id), `3` ack,
+/// `4` connect error. Only the main namespace `/` exists. Frames of the real-time hub become events with the
+/// same names and payloads as on `/v1/realtime`.
+struct SocketIOConnections: Sendable {
+    let realtime: RealtimeConnections
+    var pingInterval: Duration = .seconds(25)
+    var pingTimeout: Duration = .seconds(20)
+    static let maxPayload = 1 << 20
+
+    /// Whether `request` opens a Socket.IO WebSocket; anything else falls through to the router (which explains).
+    static func isSocketIO(_ uri: URLComponents?) -> Bool {
+        guard let uri, uri.path == "/socket.io/" || uri.path == "/socket.io" else { return false }
+        let query = Dictionary((uri.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        return query["EIO"] == "4" && query["transport"] == "websocket"
+    }
+
+    func handler() -> WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context> {
+        { inbound, outbound, _ in
+            let lastPong = PongClock()
+            let engineSID = Self.randomID()
+            let open: [String: any Sendable] = ["sid": engineSID, "upgrades": [String](), "pingInterval": Self.millis(pingInterval),
+                                                "pingTimeout": Self.millis(pingTimeout), "maxPayload": Self.maxPayload]
+            try await outbound.write(.text("0" + Self.json(open)))
+            var session: (user: String, id: UUID, token: String)?
+            defer { if let session { realtime.hub.disconnect(user: session.user, id: session.id) } }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // Heartbeat: ping every interval; a client that stays silent past the timeout is gone.
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: pingInterval)
+                        if ContinuousClock.now - lastPong.value > pingInterval + pingTimeout {
+                            try await outbound.close(.goingAway, reason: "ping timeout")
+                            return
+                        }
+                        try await outbound.write(.text("2"))
+                    }
+                }
+                loop: for try await message in inbound.messages(maxSize: Self.maxPayload) {
+                    guard case .text(let text) = message, let type = text.first else { continue }
+                    switch type {
+                    case "3": lastPong.touch()
+                    case "2": try await outbound.write(.text("3" + text.dropFirst()))  // a client ping (probe)
+                    case "1": break loop
+                    case "4":
+                        let packet = text.dropFirst()
+                        switch packet.first {
+                        case "0":
+                            guard session == nil else { continue }
+                            let (namespace, payload) = Self.splitNamespace(packet.dropFirst())
+                            guard namespace == "/" else {
+                                try await outbound.write(.text("44\(namespace),{\"message\":\"Invalid namespace\"}"))
+                                continue
+                            }
+                            let token = (try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])?["token"] as? String
+                            guard let token, let claims = try? await realtime.verifier.verify(token), let user = claims.userID?.lowercased else {
+                                try await outbound.write(.text(#"44{"message":"unauthorized: send auth: {token: <access token>}"}"#))
+                                continue
+                            }
+                            let (id, frames) = realtime.hub.connect(user: user)
+                            session = (user, id, token)
+                            try await outbound.write(.text("40" + Self.json(["sid": Self.randomID()])))
+                            try await outbound.write(.text(Self.event(await realtime.state(token: token))))
+                            group.addTask {
+                                for await frame in frames { try await outbound.write(.text(Self.event(frame))) }
+                            }
+                        case "1":
+                            break loop
+                        case "2":
+                            guard let session else { continue }
+                            try await answer(packet.dropFirst(), token: session.token, outbound: outbound)
+                        default:
+                            continue
+                        }
+                    default:
+                        continue
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Client events: `get_state` (with an acknowledgement) returns the state; anything else with an ack id gets
+    /// `{"ok": false}` so the client's callback does not hang.
+    private func answer(_ packet: Substring, token: String, outbound: WebSocketOutboundWriter) async throws {
+        let ackID = packet.prefix(while: \.isNumber)
+        let body = packet.dropFirst(ackID.count)
+        guard let array = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [Any], let name = array.first as? String else { return }
+        guard !ackID.isEmpty else { return }
+        if name == "get_state" {
+            let state = await realtime.state(token: token)
+            let data = (try? JSONSerialization.jsonObject(with: Data(state.utf8)) as? [String: Any])?["data"] ?? NSNull()
+            let reply = (try? JSONSerialization.data(withJSONObject: [data])).map { String(decoding: $0, as: UTF8.self) } ?? "[null]"
+            try await outbound.write(.text("43\(ackID)\(reply)"))
+        } else {
+            try await outbound.write(.text("43\(ackID)[{\"ok\":false,\"error\":\"unknown_event\"}]"))
+        }
+    }
+
+    /// `{"type": t, "data": d}` → `42["t", d]`.
+    static func event(_ frame: String) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(frame.utf8)) as? [String: Any], let type = object["type"] as? String,
+              let data = try? JSONSerialization.data(withJSONObject: [type, object["data"] ?? NSNull()])
+        else { return "42[\"error\",null]" }
+        return "42" + String(decoding: data, as: UTF8.self)
+    }
+
+    /// `"/admin,{…}"` → ("/admin", "{…}"); no leading slash means the main namespace.
+    static func splitNamespace(_ packet: Substring) -> (String, String) {
+        guard packet.first == "/" else { return ("/", String(packet)) }
+        guard let comma = packet.firstIndex(of: ",") else { return (String(packet), "") }
+        return (String(packet[..<comma]), String(packet[packet.index(after: comma)...]))
+    }
+
+    static func json(_ object: [String: any Sendable]) -> String {
+        (try? JSONSerialization.data(withJSONObject: object)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    static func millis(_ duration: Duration) -> Int { Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) }
+
+    static func randomID() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        return String((0..<20).map { _ in alphabet[Int.random(in: 0..<alphabet.count)] })
+    }
+}
+
+/// When the client last answered a ping.
+final class PongClock: Sendable {
+    private let last = Mutex(ContinuousClock.now)
+    func touch() { last.withLock { $0 = .now } }
+    var value: ContinuousClock.Instant { last.withLock { $0 } }
+}
