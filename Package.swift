@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "LanternCoreTests", dependencies: ["LanternCore"], path: "Tests/LanternCoreTests", swiftSettings: strict),
         .testTarget(name: "LanternEventsTests", dependencies: ["LanternEvents", "LanternTestSupport", postgres], path: "Tests/LanternEventsTests", swiftSettings: strict),
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "LanternTestSupport", hummingbirdTesting, jwt, crypto], path: "Tests/IdentityServiceTests", swiftSettings: strict),
-        .testTarget(name: "GatewayServiceTests", dependencies: ["GatewayService", "LanternTestSupport", hummingbirdTesting, "LanternHTTP", "LanternEvents", "LanternRedis", .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")], path: "Tests/GatewayServiceTests", swiftSettings: strict),
+        .testTarget(name: "GatewayServiceTests", dependencies: ["GatewayService", "LanternTestSupport", hummingbirdTesting, "LanternHTTP", "LanternEvents", "LanternRedis", nioPosix, .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")], path: "Tests/GatewayServiceTests", exclude: ["Clients"], swiftSettings: strict),
         .testTarget(name: "ImageSanitizerTests", dependencies: ["ImageSanitizer"], path: "Tests/ImageSanitizerTests", resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MediaServiceTests", dependencies: ["MediaService", "LanternTestSupport", hummingbirdTesting, postgres], path: "Tests/MediaServiceTests", swiftSettings: strict),
         .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "MediaService", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),

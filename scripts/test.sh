@@ -8,7 +8,12 @@ REDIS_PORT="${LANTERN_TEST_REDIS_PORT:-63799}"
 
 ensure_packages
 # An independent image decoder for the metadata-stripping tests.
-python3 -c "import PIL, pillow_heif" 2>/dev/null || { say "installing Pillow and pillow-heif (PyPI) for the image tests"; python3 -m pip install -q pillow pillow-heif; }
+# Independent peers for the tests, from PyPI: an image decoder (metadata stripping must not break pictures) and a
+# real Socket.IO v4 client.
+python3 -c "import PIL, pillow_heif, socketio, websocket" 2>/dev/null || {
+  say "installing Pillow, pillow-heif, python-socketio and websocket-client (PyPI) for the tests"
+  python3 -m pip install -q pillow pillow-heif "python-socketio[client]" websocket-client
+}
 start_postgres test "$PG_PORT" "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 start_redis test "$REDIS_PORT"
 cleanup() {

@@ -1,0 +1,52 @@
+"""A real Socket.IO v4 client (python-socketio), as the Pairly app's socket.io-client with transports=['websocket'].
+
+Prints one JSON line per thing it sees; the Swift test reads them. Usage: socketio_client.py URL TOKEN
+"""
+import json
+import sys
+import threading
+
+import socketio
+
+url, token = sys.argv[1], sys.argv[2]
+sio = socketio.Client(reconnection=False)
+done = threading.Event()
+
+
+def say(kind, data=None):
+    print(json.dumps({"kind": kind, "data": data}), flush=True)
+
+
+@sio.event
+def connect():
+    say("connected")
+
+
+@sio.event
+def connect_error(data):
+    say("connect_error", data)
+    done.set()
+
+
+@sio.on("state")
+def on_state(data):
+    say("state", data)
+
+
+@sio.on("new_moment")
+def on_new_moment(data):
+    say("new_moment", data)
+    say("ack", sio.call("get_state", timeout=5))
+    say("unknown_ack", sio.call("nonsense", {"x": 1}, timeout=5))
+    done.set()
+
+
+try:
+    sio.connect(url, transports=["websocket"], auth={"token": token}, socketio_path="socket.io", wait_timeout=5)
+except Exception as error:  # connection refused by the server: report and stop
+    say("connect_failed", str(error))
+    sys.exit(0)
+done.wait(15)
+if sio.connected:
+    sio.disconnect()
+say("finished")

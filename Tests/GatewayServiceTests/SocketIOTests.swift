@@ -1,0 +1,95 @@
+import Foundation
+import GatewayService
+import Hummingbird
+import HummingbirdTesting
+import LanternCore
+import LanternEvents
+import LanternRedis
+import LanternTestSupport
+import NIOPosix
+import Synchronization
+import Testing
+
+@Suite("Socket.IO v4 with a real client")
+struct SocketIOTests {
+    /// Runs `Clients/socketio_client.py` (python-socketio, installed by scripts/test.sh); calls `onLine` for each line.
+    func runClient(url: String, token: String, onLine: @escaping @Sendable ([String: Any]) -> Void) async throws -> [String] {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/socketio_client.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, url, token]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let handle = pipe.fileHandleForReading
+        // Blocking reads belong on NIO's blocking pool, not on the concurrency threads the gateway runs on.
+        return try await NIOThreadPool.singleton.runIfActive {
+            var lines: [String] = []
+            var buffer = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                while let newline = buffer.firstIndex(of: 10) {
+                    let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                    buffer.removeSubrange(buffer.startIndex...newline)
+                    lines.append(line)
+                    if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] { onLine(object) }
+                }
+            }
+            return lines
+        }
+    }
+
+    @Test("connect with auth, receive state then new_moment, acknowledgements answered")
+    func realClient() async throws {
+        let upstream = try await FakeUpstream()
+        try await LoopbackServer.run(router: upstream.router()) { port in
+            let prefix = TestEnvironment.uniquePrefix()
+            let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "error",
+                             "IDENTITY_URL": "http://127.0.0.1:\(port)", "HTTP_PORT": "0"]
+            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+            try await app.test(.live) { client in
+                let gateway = "http://127.0.0.1:\(try #require(client.port))"
+                let user = UUID()
+                let token = try await upstream.issuer.issue(userID: user, sessionID: UUID(), app: .pairly).token
+                let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
+                let stream = StreamNames(prefix: prefix).events("media")
+                let lines = try await runClient(url: gateway, token: token) { line in
+                    guard line["kind"] as? String == "state" else { return }
+                    Task {
+                        let event = EventEnvelope(type: "moment.shared", occurredAt: Date(), producer: "test", subject: nil, data: .object([
+                            "receiverId": .string(user.lowercased), "momentId": .string("m-9"), "senderName": .string("Ana"),
+                        ]))
+                        try await EventPublisher(redis: redis).publish(event, to: stream)
+                    }
+                }
+                await redis.shutdown()
+                let kinds = lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["kind"] as? String }
+                #expect(kinds == ["connected", "state", "new_moment", "ack", "unknown_ack", "finished"], "\(lines)")
+                #expect(lines.contains { $0.contains(#""momentId": "m-9""#) })
+                #expect(lines.contains { $0.contains("unknown_event") })
+
+                // A bad token is a connect_error, not a hang.
+                let refused = try await runClient(url: gateway, token: "not-a-token") { _ in }
+                #expect(refused.contains { $0.contains("connect_error") || $0.contains("connect_failed") }, "\(refused)")
+            }
+        }
+    }
+
+    @Test("Engine.IO open packet and polling refusal")
+    func protocolDetails() async throws {
+        let upstream = try await FakeUpstream()
+        try await LoopbackServer.run(router: upstream.router()) { port in
+            let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": TestEnvironment.uniquePrefix(), "LOG_LEVEL": "error",
+                             "IDENTITY_URL": "http://127.0.0.1:\(port)"]
+            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+            try await app.test(.router) { client in
+                let polling = try await client.execute(uri: "/socket.io/?EIO=4&transport=polling", method: .get)
+                #expect(polling.status == .badRequest)
+                #expect(String(buffer: polling.body).contains("transport_unsupported"))
+            }
+        }
+    }
+}
