@@ -47,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -65,7 +66,7 @@ let package = Package(
         .executableTarget(name: "gateway", dependencies: ["GatewayService", "LanternHTTP"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
 
         .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
-        .target(name: "MediaService", dependencies: ["ImageSanitizer", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpTypes, postgres, crypto, httpClient, lifecycle, nioCore, nioPosix, nioFoundation], path: "Services/Media/Sources/MediaService", resources: [.copy("Migrations")], swiftSettings: strict),
+        .target(name: "MediaService", dependencies: ["ImageSanitizer", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpTypes, postgres, crypto, httpClient, lifecycle, nioCore, nioPosix, nioFoundation, .product(name: "MultipartKit", package: "multipart-kit")], path: "Services/Media/Sources/MediaService", resources: [.copy("Migrations")], swiftSettings: strict),
         .executableTarget(name: "media", dependencies: ["MediaService", "LanternHTTP"], path: "Services/Media/Sources/media", swiftSettings: strict),
 
         // MARK: Tools

@@ -144,6 +144,28 @@ struct MomentsTests {
         }
     }
 
+    @Test("multipart/form-data uploads (React Native FormData) work the same")
+    func multipart() async throws {
+        try await MediaHarness.run { h in
+            let (a, b) = (UUID(), UUID())
+            _ = try await h.pair(a, b)
+            let jpeg = try Fixtures.bytes("with-exif.jpg")
+            let boundary = "----lantern\(UUID().uuidString)"
+            var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhi\r\n".utf8)
+            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"IMG_0001.JPG\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+            body += jpeg + Array("\r\n--\(boundary)--\r\n".utf8)
+            let uploaded = try await h.upload(body, as: a, contentType: "multipart/form-data; boundary=\(boundary)")
+            #expect(uploaded.status == .created, "\(String(buffer: uploaded.body))")
+            let photo = try await h.get("/v1/moments/current", as: b)
+            #expect(photo.headers[.contentType] == "image/jpeg" && !Fixtures.contains(Array(buffer: photo.body), "SecretCam"))
+            let empty = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhi\r\n--\(boundary)--\r\n".utf8)
+            let missing = try await h.upload(empty, as: a, contentType: "multipart/form-data; boundary=\(boundary)")
+            #expect(missing.status.code == 422 && String(buffer: missing.body).contains("image_missing"))
+            let noBoundary = try await h.upload(body, as: a, contentType: "multipart/form-data")
+            #expect(noBoundary.status == .badRequest)
+        }
+    }
+
     @Test("a new photo replaces the old one, whose bytes are deleted; there is no history")
     func replace() async throws {
         try await MediaHarness.run { h in

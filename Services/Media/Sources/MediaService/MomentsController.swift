@@ -23,12 +23,15 @@ struct MomentsController: Sendable {
 
     @Sendable func upload(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<MomentReceipt> {
         let sender = try pairlyUser(context)
-        if let type = request.headers[.contentType]?.lowercased(), !(type.hasPrefix("image/") || type.hasPrefix("application/octet-stream")) {
-            throw Problem.unsupportedMediaType("Send the photo itself as the body (Content-Type image/jpeg, image/png, image/heic or image/webp).")
+        let contentType = request.headers[.contentType] ?? "application/octet-stream"
+        let isMultipart = contentType.lowercased().hasPrefix("multipart/form-data")
+        if !(isMultipart || contentType.lowercased().hasPrefix("image/") || contentType.lowercased().hasPrefix("application/octet-stream")) {
+            throw Problem.unsupportedMediaType("Send the photo as the body (image/jpeg, image/png, image/heic, image/webp) or as multipart/form-data.")
         }
         var request = request
-        let body = try await request.collectBody(limit: maxBytes)
-        let bytes = Array(buffer: body)
+        let body = try await request.collectBody(limit: isMultipart ? maxBytes + MultipartPhoto.overhead : maxBytes)
+        let bytes = isMultipart ? try MultipartPhoto.extract(from: body, contentType: contentType) : Array(buffer: body)
+        guard bytes.count <= maxBytes else { throw Problem.tooLarge("The photo must be at most \(maxBytes) bytes.") }
         guard !bytes.isEmpty else { throw Problem.badRequest("The body is empty; send the photo.", code: "image_missing") }
         let key = try idempotencyKey(request)
         let requestHash = SHA256.hash(data: bytes).hex
