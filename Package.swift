@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(name: "media", dependencies: ["MediaService", "LanternHTTP"], path: "Services/Media/Sources/media", swiftSettings: strict),
 
         // MARK: Tools
-        .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", lifecycle, logging, .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
+        .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", lifecycle, logging, httpClient, nioCore, nioFoundation, .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"), .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
 
         // MARK: Tests
         .target(name: "LanternTestSupport", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents", "LanternTokens", postgres, hummingbird, crypto, jwt, .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient, lifecycle, logging], path: "Tests/LanternTestSupport", swiftSettings: strict),

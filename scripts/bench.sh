@@ -23,6 +23,7 @@ psql_url "$ADMIN_URL" "CREATE DATABASE lantern_bench"
 say "building release binaries (a first release build takes ~12 minutes)"
 swift_build -c release --product identity
 swift_build -c release --product gateway
+swift_build -c release --product media
 swift_build -c release --product lantern-bench
 BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)"
 
@@ -36,10 +37,14 @@ trap cleanup EXIT
 
 export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench?pool=8"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" LOG_LEVEL=warning HTTP_HOST=127.0.0.1
-export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000
+export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000 DEVICE_SIGNIN_APPS=luckyday,pairly
+# Thousands of idle WebSockets need file descriptors (gateway and the client side).
+ulimit -n 65536 2>/dev/null || ulimit -n 16384 2>/dev/null || true
 HTTP_PORT=18081 "$BIN/identity" > "$STATE/bench/identity.log" 2>&1 & PIDS+=($!); IDENTITY_PID=$!
 wait_http http://127.0.0.1:18081/health/ready 60 || die "identity did not start"
-HTTP_PORT=18080 IDENTITY_URL=http://127.0.0.1:18081 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
+HTTP_PORT=18082 IDENTITY_URL=http://127.0.0.1:18081 MEDIA_STORAGE_DIR="$STATE/bench/media" "$BIN/media" > "$STATE/bench/media.log" 2>&1 & PIDS+=($!)
+wait_http http://127.0.0.1:18082/health/ready 60 || die "media did not start"
+HTTP_PORT=18080 IDENTITY_URL=http://127.0.0.1:18081 MEDIA_URL=http://127.0.0.1:18082 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
 wait_http http://127.0.0.1:18080/health/ready 60 || die "gateway did not start"
 
 sleep 3
@@ -71,6 +76,10 @@ run_wrk gateway-1conn http://127.0.0.1:18080/v1/me 1
 
 say "event bus"
 "$BIN/lantern-bench" bus --redis "redis://127.0.0.1:$REDIS_PORT/0" | tee -a "$OUT"
+
+say "Pairly real-time: upload → WebSocket at 50 uploads/s, then ${BENCH_IDLE_SOCKETS:-5000} idle WebSockets"
+"$BIN/lantern-bench" realtime --gateway http://127.0.0.1:18080 --image "$ROOT/Tests/ImageSanitizerTests/Fixtures/with-exif.jpg" \
+  --rate 50 --seconds 10 --idle "${BENCH_IDLE_SOCKETS:-5000}" --gateway-pid "$GATEWAY_PID" | tee -a "$OUT"
 
 "$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
 say "results in $OUT"

@@ -11,7 +11,7 @@ import Synchronization
 @main
 struct LanternBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "lantern-bench", abstract: "Lantern benchmarks (see docs/benchmarks.md)", subcommands: [Bus.self, Memory.self])
+        commandName: "lantern-bench", abstract: "Lantern benchmarks (see docs/benchmarks.md)", subcommands: [Bus.self, Memory.self, RealtimeCommand.self])
 }
 
 /// Publish→consume through Redis Streams with one consumer group: throughput, then latency at a fixed rate.
@@ -111,10 +111,31 @@ struct Bus: AsyncParsableCommand {
     }
 }
 
+/// Pairly end to end through a running stack (see `Realtime`).
+struct RealtimeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "realtime", abstract: "upload → WebSocket latency and idle WebSocket memory")
+    @Option(help: "gateway base URL") var gateway = "http://127.0.0.1:18080"
+    @Option(help: "photo to upload") var image = "Tests/ImageSanitizerTests/Fixtures/with-exif.jpg"
+    @Option(help: "uploads per second") var rate = 50
+    @Option(help: "seconds of uploads") var seconds = 10
+    @Option(help: "idle WebSocket connections to hold") var idle = 5_000
+    @Option(help: "gateway process id (for its memory)") var gatewayPid: Int32 = 0
+
+    func run() async throws {
+        try await Realtime(gateway: gateway, image: image, rate: rate, seconds: seconds, idle: idle, gatewayPID: gatewayPid).run()
+    }
+}
+
 /// Resident memory of running processes, from /proc.
 struct Memory: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "resident memory (VmRSS) of processes by pid")
     @Argument(help: "name=pid pairs") var processes: [String]
+
+    static func rss(pid: Int32) -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return .nan }
+        return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+    }
 
     func run() async throws {
         for entry in processes {
