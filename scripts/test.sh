@@ -7,7 +7,6 @@ PG_PORT="${LANTERN_TEST_PG_PORT:-54329}"
 REDIS_PORT="${LANTERN_TEST_REDIS_PORT:-63799}"
 
 ensure_packages
-# An independent image decoder for the metadata-stripping tests.
 # Independent peers for the tests, from PyPI: an image decoder (metadata stripping must not break pictures) and a
 # real Socket.IO v4 client.
 python3 -c "import PIL, pillow_heif, socketio, websocket" 2>/dev/null || {

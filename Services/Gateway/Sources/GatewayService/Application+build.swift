@@ -60,7 +60,8 @@ public func buildGatewayApplication(
     let realtime = RealtimeConnections(hub: hub, verifier: verifier, client: httpClient, upstreams: configuration.upstreams)
     router.get("/v1/realtime") { request, _ -> Response in
         // Reached only when the request was not upgraded: say why.
-        _ = try await verifier.verify(try RequireAccessToken.bearerToken(request))
+        let token = try request.uri.queryParameters["access_token"].map(String.init) ?? RequireAccessToken.bearerToken(request)
+        _ = try await verifier.verify(token)
         throw Problem(status: 426, code: "upgrade_required", title: "Upgrade required", detail: "Open /v1/realtime as a WebSocket.")
     }
     let socketIO = SocketIOConnections(realtime: realtime)

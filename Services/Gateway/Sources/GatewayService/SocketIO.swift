@@ -19,7 +19,8 @@ struct SocketIOConnections: Sendable {
     let realtime: RealtimeConnections
     var pingInterval: Duration = .seconds(25)
     var pingTimeout: Duration = .seconds(20)
-    static let maxPayload = 1 << 20
+    /// Equal to the WebSocket server's frame limit (`maxFrameSize`), so what we advertise is what we accept.
+    static let maxPayload = 1 << 16
 
     /// Whether `request` opens a Socket.IO WebSocket; anything else falls through to the router (which explains).
     static func isSocketIO(_ uri: URLComponents?) -> Bool {
