@@ -3,6 +3,7 @@ import GatewayService
 import Hummingbird
 import HummingbirdTesting
 import LanternCore
+import LanternEvents
 import LanternTestSupport
 import LanternTokens
 import NIOCore
@@ -64,14 +65,8 @@ struct Echo: Decodable {
 @Suite("Gateway")
 struct GatewayTests {
     func withGateway(_ extra: [String: String] = [:], _ body: @Sendable (any TestClientProtocol, FakeUpstream) async throws -> Void) async throws {
-        let upstream = try await FakeUpstream()
-        try await LoopbackServer.run(router: upstream.router()) { port in
-            var variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": TestEnvironment.uniquePrefix(), "LOG_LEVEL": "error",
-                             "IDENTITY_URL": "http://127.0.0.1:\(port)", "CONTENT_URL": "http://127.0.0.1:\(port)",
-                             "MEDIA_URL": "http://127.0.0.1:9", "UPSTREAM_TIMEOUT": "5"]
-            variables.merge(extra) { $1 }
-            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
-            try await app.test(.router) { client in try await body(client, upstream) }
+        try await withTestGateway(.router, ["CONTENT_URL": "", "MEDIA_URL": "http://127.0.0.1:9", "UPSTREAM_TIMEOUT": "5"].merging(extra) { $1 }) { client, upstream, _ in
+            try await body(client, upstream)
         }
     }
 
@@ -261,6 +256,21 @@ struct RouteTableTests {
         for (path, _) in paths where !own.contains(path) {
             #expect(RouteTable.lantern.match(path.replacingOccurrences(of: "{deviceId}", with: "x")) != nil, "\(path) has no route")
         }
+    }
+}
+
+/// A gateway over a fake upstream that plays identity (key set) and every other service (echo). An empty value
+/// in `extra` means "point this variable at the fake upstream".
+func withTestGateway(_ mode: TestingSetup, _ extra: [String: String] = [:],
+                     _ body: @Sendable (any TestClientProtocol, FakeUpstream, StreamNames) async throws -> Void) async throws {
+    let upstream = try await FakeUpstream()
+    try await LoopbackServer.run(router: upstream.router()) { port in
+        let prefix = TestEnvironment.uniquePrefix()
+        var variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "error",
+                         "IDENTITY_URL": "http://127.0.0.1:\(port)", "HTTP_PORT": "0"]
+        for (name, value) in extra { variables[name] = value.isEmpty ? "http://127.0.0.1:\(port)" : value }
+        let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+        try await app.test(mode) { client in try await body(client, upstream, StreamNames(prefix: prefix)) }
     }
 }
 

@@ -17,16 +17,7 @@ import Testing
 struct RealtimeTests {
     /// Runs the gateway live (WebSockets need a real socket) with a fake identity/media upstream.
     func withLiveGateway(_ body: @Sendable (Int, FakeUpstream, StreamNames) async throws -> Void) async throws {
-        let upstream = try await FakeUpstream()
-        try await LoopbackServer.run(router: upstream.router()) { port in
-            let prefix = TestEnvironment.uniquePrefix()
-            let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "error",
-                             "IDENTITY_URL": "http://127.0.0.1:\(port)", "HTTP_PORT": "0"]
-            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
-            try await app.test(.live) { client in
-                try await body(try #require(client.port), upstream, StreamNames(prefix: prefix))
-            }
-        }
+        try await withTestGateway(.live) { client, upstream, streams in try await body(try #require(client.port), upstream, streams) }
     }
 
     /// Connects, collects `count` text frames (running `afterFirst` once the first arrives), then closes.
@@ -82,16 +73,10 @@ struct RealtimeTests {
 
     @Test("no token, no socket: a plain request gets 401, a valid one without upgrade 426")
     func refusals() async throws {
-        let upstream = try await FakeUpstream()
-        try await LoopbackServer.run(router: upstream.router()) { port in
-            let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": TestEnvironment.uniquePrefix(), "LOG_LEVEL": "error",
-                             "IDENTITY_URL": "http://127.0.0.1:\(port)"]
-            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
-            try await app.test(.router) { client in
+        try await withTestGateway(.router) { client, upstream, _ in
                 #expect(try await client.execute(uri: "/v1/realtime", method: .get).status == .unauthorized)
                 let token = try await upstream.token()
                 #expect(try await client.execute(uri: "/v1/realtime", method: .get, headers: [.authorization: "Bearer \(token)"]).status.code == 426)
-            }
         }
     }
 }

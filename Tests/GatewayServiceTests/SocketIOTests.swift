@@ -44,18 +44,12 @@ struct SocketIOTests {
 
     @Test("connect with auth, receive state then new_moment, acknowledgements answered")
     func realClient() async throws {
-        let upstream = try await FakeUpstream()
-        try await LoopbackServer.run(router: upstream.router()) { port in
-            let prefix = TestEnvironment.uniquePrefix()
-            let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "error",
-                             "IDENTITY_URL": "http://127.0.0.1:\(port)", "HTTP_PORT": "0"]
-            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
-            try await app.test(.live) { client in
+        try await withTestGateway(.live) { client, upstream, streams in
                 let gateway = "http://127.0.0.1:\(try #require(client.port))"
                 let user = UUID()
                 let token = try await upstream.issuer.issue(userID: user, sessionID: UUID(), app: .pairly).token
                 let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
-                let stream = StreamNames(prefix: prefix).events("media")
+                let stream = streams.events("media")
                 let lines = try await runClient(url: gateway, token: token) { line in
                     guard line["kind"] as? String == "state" else { return }
                     Task {
@@ -74,22 +68,15 @@ struct SocketIOTests {
                 // A bad token is a connect_error, not a hang.
                 let refused = try await runClient(url: gateway, token: "not-a-token") { _ in }
                 #expect(refused.contains { $0.contains("connect_error") || $0.contains("connect_failed") }, "\(refused)")
-            }
         }
     }
 
     @Test("Engine.IO open packet and polling refusal")
     func protocolDetails() async throws {
-        let upstream = try await FakeUpstream()
-        try await LoopbackServer.run(router: upstream.router()) { port in
-            let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": TestEnvironment.uniquePrefix(), "LOG_LEVEL": "error",
-                             "IDENTITY_URL": "http://127.0.0.1:\(port)"]
-            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
-            try await app.test(.router) { client in
+        try await withTestGateway(.router) { client, _, _ in
                 let polling = try await client.execute(uri: "/socket.io/?EIO=4&transport=polling", method: .get)
                 #expect(polling.status == .badRequest)
                 #expect(String(buffer: polling.body).contains("transport_unsupported"))
-            }
         }
     }
 }
