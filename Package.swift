@@ -59,14 +59,16 @@ let package = Package(
         .target(name: "LanternTokens", dependencies: ["LanternCore", jwt, crypto, httpClient, logging, nioFoundation], path: "Shared/LanternTokens", swiftSettings: strict),
         .target(name: "LanternHTTP", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternTokens", hummingbird, httpTypes, metrics, prometheus, lifecycle, logging, postgres, nioCore, nioPosix, nioFoundation], path: "Shared/LanternHTTP", swiftSettings: strict),
 
+        .target(name: "LanternService", dependencies: ["LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", postgres, lifecycle, logging], path: "Shared/LanternService", swiftSettings: strict),
+
         // MARK: Services (library + thin executable)
-        .target(name: "IdentityService", dependencies: ["LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, postgres, jwt, crypto, httpClient, lifecycle, nioFoundation], path: "Services/Identity/Sources/IdentityService", resources: [.copy("Migrations")], swiftSettings: strict),
+        .target(name: "IdentityService", dependencies: ["LanternService", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, postgres, jwt, crypto, httpClient, lifecycle, nioFoundation], path: "Services/Identity/Sources/IdentityService", resources: [.copy("Migrations")], swiftSettings: strict),
         .executableTarget(name: "identity", dependencies: ["IdentityService", "LanternHTTP"], path: "Services/Identity/Sources/identity", swiftSettings: strict),
         .target(name: "GatewayService", dependencies: ["LanternCore", "LanternHTTP", "LanternRedis", "LanternTokens", "LanternEvents", hummingbird, .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), httpTypes, httpClient, crypto, lifecycle, nioFoundation], path: "Services/Gateway/Sources/GatewayService", resources: [.copy("openapi.yaml")], swiftSettings: strict),
         .executableTarget(name: "gateway", dependencies: ["GatewayService", "LanternHTTP"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
 
         .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
-        .target(name: "MediaService", dependencies: ["ImageSanitizer", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpTypes, postgres, crypto, httpClient, lifecycle, nioCore, nioPosix, nioFoundation, .product(name: "MultipartKit", package: "multipart-kit")], path: "Services/Media/Sources/MediaService", resources: [.copy("Migrations")], swiftSettings: strict),
+        .target(name: "MediaService", dependencies: ["ImageSanitizer", "LanternService", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpTypes, postgres, crypto, httpClient, lifecycle, nioCore, nioPosix, nioFoundation, .product(name: "MultipartKit", package: "multipart-kit")], path: "Services/Media/Sources/MediaService", resources: [.copy("Migrations")], swiftSettings: strict),
         .executableTarget(name: "media", dependencies: ["MediaService", "LanternHTTP"], path: "Services/Media/Sources/media", swiftSettings: strict),
 
         // MARK: Tools

@@ -7,6 +7,7 @@ import LanternDatabase
 import LanternEvents
 import LanternHTTP
 import LanternRedis
+import LanternService
 import LanternTokens
 import Logging
 import PostgresNIO
@@ -32,12 +33,9 @@ public func buildIdentityApplication(
     let logger = configuration.process.logger(logger)
     let clock = dependencies.clock
 
-    let postgres = PostgresClient(configuration: try .lantern(url: configuration.databaseURL), backgroundLogger: logger)
-    let redisEndpoint = try RedisEndpoint(url: configuration.redisURL)
-    let redis = RedisClient(endpoint: redisEndpoint, size: 2)
-    let streams = StreamNames(prefix: configuration.streamPrefix)
-    let outbox = Outbox(schema: IdentityStore.schema, streams: streams)
-    let store = IdentityStore(client: postgres, outbox: outbox, clock: clock,
+    let backbone = try ServiceBackbone(schema: IdentityStore.schema, databaseURL: configuration.databaseURL, redisURL: configuration.redisURL,
+                                       streamPrefix: configuration.streamPrefix, logger: logger)
+    let store = IdentityStore(client: backbone.postgres, outbox: backbone.outbox, clock: clock,
                               refreshLifetime: configuration.refreshTokenLifetime, logger: logger)
     let keys = SigningKeys(configured: configuration.signingKey, store: store, lifetime: configuration.accessTokenLifetime, clock: clock)
 
@@ -53,29 +51,21 @@ public func buildIdentityApplication(
     let verifier = AccessTokenVerifier(clock: clock) { kid in try await keys.verifier().keyCollection(for: kid) }
     let requireAuth = RequireAccessToken(verifier: verifier)
 
-    var readiness = ReadinessChecks()
-    readiness.addPostgres(postgres)
-    readiness.addRedis(redis)
-    let router = ServiceRouter.make(readiness: readiness)
+    let router = ServiceRouter.make(readiness: backbone.readiness)
     AuthController(store: store, keys: keys, google: providerVerifier("google", configuration.google),
                    apple: providerVerifier("apple", configuration.apple), deviceSignInApps: configuration.deviceSignInApps)
         .addRoutes(to: router, requireAuth: requireAuth)
     MeController(store: store).addRoutes(to: router.group("/v1/me").add(middleware: requireAuth))
     PairingController(pairing: PairingStore(store: store)).addRoutes(to: router.group("/v1/pairing").add(middleware: requireAuth))
 
-    let migrated = StartupGate()
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-identity"),
-        services: [postgres, RedisLifecycle(client: redis),
-                   OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger, startAfter: migrated),
-                   Housekeeping(client: postgres, rules: IdentityStore.housekeeping, clock: clock, logger: logger)],
+        services: backbone.services(clock: clock, housekeeping: IdentityStore.housekeeping),
         logger: logger
     )
     app.beforeServerStarts {
-        let migrations = EventMigrations.all + (try Migration.load(from: IdentityResources.migrations))
-        try await Migrator.migrate(schema: IdentityStore.schema, migrations: migrations, client: postgres, logger: logger)
-        migrated.open()
+        try await backbone.migrate(try Migration.load(from: IdentityResources.migrations))
         _ = try await keys.issuer()
     }
     return app

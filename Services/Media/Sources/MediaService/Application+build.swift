@@ -7,6 +7,7 @@ import LanternDatabase
 import LanternEvents
 import LanternHTTP
 import LanternRedis
+import LanternService
 import LanternTokens
 import Logging
 import PostgresNIO
@@ -29,29 +30,23 @@ public func buildMediaApplication(
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
     let logger = configuration.process.logger(logger)
-    let postgres = PostgresClient(configuration: try .lantern(url: configuration.databaseURL), backgroundLogger: logger)
-    let endpoint = try RedisEndpoint(url: configuration.redisURL)
-    let redis = RedisClient(endpoint: endpoint, size: 2)
-    let streams = StreamNames(prefix: configuration.streamPrefix)
-    let outbox = Outbox(schema: MomentStore.schema, streams: streams)
-    let store = MomentStore(client: postgres, outbox: outbox, clock: dependencies.clock, logger: logger)
+    let backbone = try ServiceBackbone(schema: MomentStore.schema, databaseURL: configuration.databaseURL, redisURL: configuration.redisURL,
+                                       streamPrefix: configuration.streamPrefix, logger: logger)
+    let store = MomentStore(client: backbone.postgres, outbox: backbone.outbox, clock: dependencies.clock, logger: logger)
     let storage = try dependencies.storage ?? FileMomentStorage(directory: configuration.storageDirectory)
 
     let keySet = RemoteKeySet(url: configuration.identityURL.appendingPathComponent(".well-known/jwks.json").absoluteString,
                               httpClient: .shared, maxAge: .seconds(600), logger: logger)
     let requireAuth = RequireAccessToken(verifier: AccessTokenVerifier(keySet: keySet, clock: dependencies.clock))
 
-    var readiness = ReadinessChecks()
-    readiness.addPostgres(postgres)
-    readiness.addRedis(redis)
-    let router = ServiceRouter.make(readiness: readiness)
+    let router = ServiceRouter.make(readiness: backbone.readiness)
     MomentsController(store: store, storage: storage, sanitizer: ImageSanitizer(maxPixels: configuration.maxPixels), maxBytes: configuration.maxBytes)
         .addRoutes(to: router, requireAuth: requireAuth)
 
     let consumer = IdentityEventsConsumer(store: store, storage: storage)
-    let migrated = StartupGate()
-    let identityEvents = StreamConsumer(endpoint: endpoint, streams: streams,
-                                        options: .init(stream: streams.events("identity"), group: "media", consumer: ProcessInfo.processInfo.hostName + "-\(getpid())"),
+    let migrated = backbone.migrated
+    let identityEvents = StreamConsumer(endpoint: backbone.redisEndpoint, streams: backbone.streams,
+                                        options: .init(stream: backbone.streams.events("identity"), group: "media", consumer: ProcessInfo.processInfo.hostName + "-\(getpid())"),
                                         logger: logger) { event in
         await migrated.wait()
         try await consumer.handle(event)
@@ -59,15 +54,11 @@ public func buildMediaApplication(
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-media"),
-        services: [postgres, RedisLifecycle(client: redis), identityEvents,
-                   OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger, startAfter: migrated),
-                   Housekeeping(client: postgres, rules: MomentStore.housekeeping, clock: dependencies.clock, logger: logger)],
+        services: backbone.services(clock: dependencies.clock, housekeeping: MomentStore.housekeeping) + [identityEvents],
         logger: logger
     )
     app.beforeServerStarts {
-        let migrations = EventMigrations.all + (try Migration.load(from: MediaResources.migrations))
-        try await Migrator.migrate(schema: MomentStore.schema, migrations: migrations, client: postgres, logger: logger)
-        migrated.open()
+        try await backbone.migrate(try Migration.load(from: MediaResources.migrations))
     }
     return app
 }
