@@ -71,6 +71,27 @@ struct RealtimeTests {
         }
     }
 
+    @Test("deleting the account closes its sockets")
+    func deletedAccountClosesSockets() async throws {
+        try await withLiveGateway { port, upstream, streams in
+            let user = UUID()
+            let token = try await upstream.issuer.issue(userID: user, sessionID: UUID(), app: .pairly).token
+            let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
+            let started = ContinuousClock.now
+            // Only the state frame arrives; then the server closes the socket, which ends the client's loop.
+            let texts = try await withTimeout(.seconds(15)) {
+                try await self.collectFrames(port: port, token: token, count: 2) {
+                    let event = EventEnvelope(type: "user.deleted", occurredAt: Date(), producer: "test", subject: user.lowercased,
+                                              data: .object(["userId": .string(user.lowercased), "app": .string("pairly")]))
+                    try await EventPublisher(redis: redis).publish(event, to: streams.events("identity"))
+                }
+            }
+            await redis.shutdown()
+            #expect(texts.count == 1 && texts.first?.contains("\"state\"") == true)
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+
     @Test("no token, no socket: a plain request gets 401, a valid one without upgrade 426")
     func refusals() async throws {
         try await withTestGateway(.router) { client, upstream, _ in

@@ -32,6 +32,8 @@ struct RealtimeConnections: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await frame in frames { try await outbound.write(.text(frame)) }
+                    // The hub ended this connection (account deleted): close it.
+                    try await outbound.close(.normalClosure, reason: "account deleted")
                 }
                 group.addTask {
                     // Apps do not send anything we act on; reading keeps pings and the close handshake flowing.

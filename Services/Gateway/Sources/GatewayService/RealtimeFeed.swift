@@ -67,6 +67,10 @@ struct RealtimeFeed: Service {
     }
 
     func deliver(_ event: EventEnvelope) {
+        if event.type == "user.deleted", let user = event.data["userId"]?.stringValue {
+            hub.disconnectAll(user: user)
+            return
+        }
         for (user, frame) in Self.frames(for: event) { hub.send(frame.encoded(), to: user) }
     }
 

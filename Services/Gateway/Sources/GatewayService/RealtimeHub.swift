@@ -37,5 +37,11 @@ public final class RealtimeHub: Sendable {
         return targets.count
     }
 
+    /// Ends every connection of `user` (the account was deleted: its sockets must not outlive it).
+    public func disconnectAll(user: String) {
+        let continuations = connections.withLock { $0.removeValue(forKey: user).map { Array($0.values) } ?? [] }
+        for continuation in continuations { continuation.finish() }
+    }
+
     public var connectionCount: Int { connections.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 }

@@ -77,6 +77,8 @@ struct SocketIOConnections: Sendable {
                             try await outbound.write(.text(Self.event(await realtime.state(token: token))))
                             group.addTask {
                                 for await frame in frames { try await outbound.write(.text(Self.event(frame))) }
+                                try await outbound.write(.text("41"))  // server-side disconnect of the namespace
+                                try await outbound.close(.normalClosure, reason: "account deleted")
                             }
                         case "1":
                             break loop
