@@ -29,9 +29,7 @@ final class Stack: @unchecked Sendable {
     static func run(_ body: @Sendable (Stack) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { databaseURL in
             let prefix = TestEnvironment.uniquePrefix()
-            let identityPort = Int.random(in: 20_000...29_999)
-            let gatewayPort = identityPort + 10_000
-            let mediaPort = identityPort + 20_000
+            let identityPort = try freePort(), mediaPort = try freePort(), gatewayPort = try freePort()
             let common = ["DATABASE_URL": databaseURL, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
                           "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "notice", "IDENTITY_URL": "http://127.0.0.1:\(identityPort)"]
             let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-e2e-\(prefix)")
@@ -41,13 +39,13 @@ final class Stack: @unchecked Sendable {
                 // Pairly accounts come from Google in production; device accounts keep the journey self-contained.
                 try stack.start("identity", environment: common.merging(["HTTP_PORT": String(identityPort),
                                                                          "DEVICE_SIGNIN_APPS": "luckyday,astrosvitla,roastmelater,symbi,pairly"]) { $1 })
-                try await stack.waitReady("http://127.0.0.1:\(identityPort)/health/ready")
+                try await stack.waitReady("http://127.0.0.1:\(identityPort)/health/ready", process: "identity")
                 try stack.start("media", environment: common.merging(["HTTP_PORT": String(mediaPort), "MEDIA_STORAGE_DIR": storage.path]) { $1 })
-                try await stack.waitReady("http://127.0.0.1:\(mediaPort)/health/ready")
+                try await stack.waitReady("http://127.0.0.1:\(mediaPort)/health/ready", process: "media")
                 try stack.start("gateway", environment: common.merging([
                     "HTTP_PORT": String(gatewayPort), "MEDIA_URL": "http://127.0.0.1:\(mediaPort)",
                 ]) { $1 })
-                try await stack.waitReady("\(stack.gateway)/health/ready")
+                try await stack.waitReady("\(stack.gateway)/health/ready", process: "gateway")
                 try await body(stack)
             } catch {
                 stack.stop()
@@ -77,8 +75,11 @@ final class Stack: @unchecked Sendable {
         processes.append(process)
     }
 
-    private func waitReady(_ url: String) async throws {
+    private func waitReady(_ url: String, process name: String) async throws {
         for _ in 0..<300 {
+            if let process = processes.last, !process.isRunning {
+                throw StackError("\(name) exited with status \(process.terminationStatus) before becoming ready (see .lantern/e2e-logs)")
+            }
             if let response = try? await http.execute(HTTPClientRequest(url: url), timeout: .seconds(1)), response.status == .ok { return }
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -7,7 +7,7 @@ public final class RedisServerProcess: @unchecked Sendable {
     private var process: Process?
     private let lock = NSLock()
 
-    public init(port: Int = Int.random(in: 41_000...48_000)) { self.port = port }
+    public init(port: Int? = nil) { self.port = port ?? ((try? freePort()) ?? 31_999) }
 
     public var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: port) }
     public var url: String { "redis://127.0.0.1:\(port)/0" }
@@ -49,3 +49,23 @@ public final class RedisServerProcess: @unchecked Sendable {
         if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
+
+/// A TCP port nobody listens on, below Linux's ephemeral range (32768+) so outgoing connections cannot take it.
+public func freePort() throws -> Int {
+    for _ in 0..<100 {
+        let port = Int.random(in: 10_000..<32_000)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { continue }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr = in_addr(s_addr: inet_addr("127.0.0.1"))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if bound == 0 { return port }
+    }
+    throw RedisError.connection("no free TCP port found on 127.0.0.1")
+}
+
