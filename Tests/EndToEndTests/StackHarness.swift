@@ -48,11 +48,11 @@ final class Stack: @unchecked Sendable {
                 try await stack.waitReady("\(stack.gateway)/health/ready", process: "gateway")
                 try await body(stack)
             } catch {
-                stack.stop()
+                await stack.stop()
                 try? await stack.http.shutdown()
                 throw error
             }
-            stack.stop()
+            await stack.stop()
             try await stack.http.shutdown()
         }
     }
@@ -86,10 +86,18 @@ final class Stack: @unchecked Sendable {
         throw StackError("\(url) did not become ready")
     }
 
-    /// SIGTERM: the executables shut down gracefully.
-    func stop() {
-        for process in processes where process.isRunning { process.terminate() }
+    /// SIGTERM, so the executables shut down gracefully; whatever still runs after 10 s is killed and reported
+    /// (a graceful shutdown that hangs is a bug worth seeing, but must not leak processes into later tests).
+    func stop() async {
+        let running = processes.filter(\.isRunning)
         processes = []
+        for process in running { process.terminate() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while running.contains(where: \.isRunning), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(100)) }
+        for process in running where process.isRunning {
+            FileHandle.standardError.write(Data("e2e: \(process.executableURL?.lastPathComponent ?? "?") did not stop within 10 s of SIGTERM; killing it\n".utf8))
+            kill(process.processIdentifier, SIGKILL)
+        }
     }
 
     struct Reply: Sendable {
