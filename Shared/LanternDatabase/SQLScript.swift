@@ -1,3 +1,5 @@
+import Foundation
+
 /// Splits a SQL file into single statements.
 ///
 /// postgres-nio speaks the extended protocol, which runs one statement per query, so migration files are split
@@ -57,5 +59,3 @@ public enum SQLScript {
         return statements
     }
 }
-
-import Foundation

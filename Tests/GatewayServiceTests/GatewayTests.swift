@@ -23,9 +23,7 @@ struct FakeUpstream {
     let hits = HitCounter()
 
     init() async throws {
-        var seed = [UInt8](repeating: 0, count: 32)
-        for i in seed.indices { seed[i] = .random(in: 0...255) }
-        issuer = try await AccessTokenIssuer(privateKey: Data(seed), clock: .system)
+        issuer = try await FakeIdentity().issuer
     }
 
     func router() -> Router<BasicRequestContext> {

@@ -9,7 +9,7 @@ import Synchronization
 
 /// Pairly through the running stack: upload → receiver's WebSocket latency at a fixed upload rate, then the
 /// gateway's memory while it holds many idle WebSocket connections.
-struct Realtime: AsyncParsableCommandShim {
+struct Realtime {
     var gateway: String
     var image: String
     var rate: Int
@@ -128,9 +128,6 @@ struct BenchError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
-
-/// Marker so `Realtime` reads like the other commands; argument parsing lives in `RealtimeCommand`.
-protocol AsyncParsableCommandShim {}
 
 extension Duration {
     var milliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }

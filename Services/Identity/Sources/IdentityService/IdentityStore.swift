@@ -186,12 +186,6 @@ struct IdentityStore: Sendable {
             """, logger: logger)
     }
 
-    func isSessionActive(_ sessionID: UUID) async throws -> Bool {
-        let rows = try await client.query("SELECT revoked_at FROM identity.sessions WHERE id = \(sessionID)", logger: logger)
-        for try await revokedAt in rows.decode(Date?.self) { return revokedAt == nil }
-        return false
-    }
-
     // MARK: Profile
 
     func user(_ id: UUID) async throws -> User? {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// JPEG: walks every marker segment to the end-of-image marker; keeps what decoding needs (JFIF APP0, ICC
 /// profile APP2, Adobe APP14, tables, frames, scans) and drops APP1 (EXIF, XMP), APP13 (IPTC), other APPn and COM.
 enum JPEGSanitizer {
@@ -62,5 +64,3 @@ enum JPEGSanitizer {
         }
     }
 }
-
-import Foundation

@@ -1,3 +1,5 @@
+import Foundation
+
 /// WebP (RIFF): drops the EXIF and XMP chunks, clears their flags in VP8X, and rewrites the RIFF size.
 enum WebPSanitizer {
     static func sanitize(_ data: [UInt8]) throws(ImageRejection) -> SanitizedImage {
@@ -48,5 +50,3 @@ enum WebPSanitizer {
         return SanitizedImage(format: .webp, width: width, height: height, decodedPixels: width * height, bytes: out, removed: removed)
     }
 }
-
-import Foundation
