@@ -22,6 +22,7 @@ let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
 let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 let nioFoundation = Target.Dependency.product(name: "NIOFoundationCompat", package: "swift-nio")
+let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
 
 let package = Package(
     name: "Lantern",
@@ -30,6 +31,7 @@ let package = Package(
         .executable(name: "gateway", targets: ["gateway"]),
         .executable(name: "identity", targets: ["identity"]),
         .executable(name: "media", targets: ["media"]),
+        .executable(name: "push-worker", targets: ["push-worker"]),
         .executable(name: "lantern-bench", targets: ["lantern-bench"]),
     ],
     dependencies: [
@@ -48,6 +50,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // MARK: Shared libraries
@@ -57,7 +62,7 @@ let package = Package(
         .target(name: "LanternRedis", dependencies: ["CHiredis", "LanternCore", nioCore, nioPosix, logging], path: "Shared/LanternRedis", swiftSettings: strict),
         .target(name: "LanternEvents", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", postgres, lifecycle, logging, metrics], path: "Shared/LanternEvents", swiftSettings: strict),
         .target(name: "LanternTokens", dependencies: ["LanternCore", jwt, crypto, httpClient, logging, nioFoundation], path: "Shared/LanternTokens", swiftSettings: strict),
-        .target(name: "LanternHTTP", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternTokens", hummingbird, httpTypes, metrics, prometheus, lifecycle, logging, postgres, nioCore, nioPosix, nioFoundation], path: "Shared/LanternHTTP", swiftSettings: strict),
+        .target(name: "LanternHTTP", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternTokens", hummingbird, httpTypes, httpClient, metrics, prometheus, lifecycle, logging, postgres, nioCore, nioPosix, nioFoundation], path: "Shared/LanternHTTP", swiftSettings: strict),
 
         .target(name: "LanternService", dependencies: ["LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", postgres, lifecycle, logging], path: "Shared/LanternService", swiftSettings: strict),
 
@@ -71,18 +76,22 @@ let package = Package(
         .target(name: "MediaService", dependencies: ["ImageSanitizer", "LanternService", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpTypes, postgres, crypto, httpClient, lifecycle, nioCore, nioPosix, nioFoundation, .product(name: "MultipartKit", package: "multipart-kit")], path: "Services/Media/Sources/MediaService", resources: [.copy("Migrations")], swiftSettings: strict),
         .executableTarget(name: "media", dependencies: ["MediaService", "LanternHTTP"], path: "Services/Media/Sources/media", swiftSettings: strict),
 
+        .target(name: "PushWorker", dependencies: ["LanternService", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", hummingbird, postgres, jwt, crypto, httpClient, nioSSL, nioPosix, nioCore, nioFoundation, lifecycle, logging, metrics], path: "Services/PushWorker/Sources/PushWorker", resources: [.copy("Migrations"), .copy("Catalogue")], swiftSettings: strict),
+        .executableTarget(name: "push-worker", dependencies: ["PushWorker", "LanternHTTP"], path: "Services/PushWorker/Sources/push-worker", swiftSettings: strict),
+
         // MARK: Tools
         .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", lifecycle, logging, httpClient, nioCore, nioFoundation, .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"), .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
 
         // MARK: Tests
-        .target(name: "LanternTestSupport", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents", "LanternTokens", postgres, hummingbird, crypto, jwt, .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient, lifecycle, logging], path: "Tests/LanternTestSupport", swiftSettings: strict),
+        .target(name: "LanternTestSupport", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents", "LanternTokens", postgres, hummingbird, crypto, jwt, .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient, lifecycle, logging, nioSSL, .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), httpTypes], path: "Tests/LanternTestSupport", swiftSettings: strict),
         .testTarget(name: "LanternCoreTests", dependencies: ["LanternCore"], path: "Tests/LanternCoreTests", swiftSettings: strict),
         .testTarget(name: "LanternEventsTests", dependencies: ["LanternEvents", "LanternTestSupport", postgres], path: "Tests/LanternEventsTests", swiftSettings: strict),
         .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "LanternTestSupport", hummingbirdTesting, jwt, crypto], path: "Tests/IdentityServiceTests", swiftSettings: strict),
         .testTarget(name: "GatewayServiceTests", dependencies: ["GatewayService", "LanternTestSupport", hummingbirdTesting, "LanternHTTP", "LanternEvents", "LanternRedis", nioPosix, .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")], path: "Tests/GatewayServiceTests", exclude: ["Clients"], swiftSettings: strict),
         .testTarget(name: "ImageSanitizerTests", dependencies: ["ImageSanitizer"], path: "Tests/ImageSanitizerTests", resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MediaServiceTests", dependencies: ["MediaService", "LanternTestSupport", hummingbirdTesting, postgres], path: "Tests/MediaServiceTests", swiftSettings: strict),
-        .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "MediaService", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),
+        .testTarget(name: "PushWorkerTests", dependencies: ["PushWorker", "LanternTestSupport", "LanternEvents", "LanternRedis", hummingbird, jwt, crypto, postgres, httpClient, nioSSL], path: "Tests/PushWorkerTests", swiftSettings: strict),
+        .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "MediaService", "PushWorker", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["LanternTestSupport", "LanternEvents", httpClient], path: "Tests/EndToEndTests", swiftSettings: strict),
     ]
 )

@@ -21,6 +21,8 @@ public struct StreamConsumer: Service {
         public var maxDeliveries = 5
         /// Where a new group starts: `0` replays what the stream still holds, `$` only new entries.
         public var startID = "0"
+        /// Entries of one batch handled at once (1: in order). Workers whose handlers wait on the network raise it.
+        public var concurrency = 1
 
         public init(stream: String, group: String, consumer: String) {
             self.stream = stream
@@ -97,12 +99,30 @@ public struct StreamConsumer: Service {
             "BLOCK", String(max(1, blockMillis)), "STREAMS", options.stream, ">",
         ])
         guard let streams = reply.array else { return }  // nil reply: BLOCK timed out
-        var handled: [String] = []
+        var batch: [(String, [String: String])] = []
         for stream in streams {
             guard let pair = stream.array, pair.count == 2, let entries = pair[1].array else { continue }
-            for entry in entries {
-                guard let (id, fields) = Self.parseEntry(entry) else { continue }
+            batch += entries.compactMap(Self.parseEntry)
+        }
+        var handled: [String] = []
+        if options.concurrency <= 1 {
+            for (id, fields) in batch {
                 if await process(id: id, fields: fields, deliveries: 1, acknowledge: false) { handled.append(id) }
+            }
+        } else {
+            handled = await withTaskGroup(of: String?.self) { group in
+                var done: [String] = []
+                var running = 0
+                for (id, fields) in batch {
+                    if running >= options.concurrency, let finished = await group.next() {
+                        running -= 1
+                        if let finished { done.append(finished) }
+                    }
+                    group.addTask { await process(id: id, fields: fields, deliveries: 1, acknowledge: false) ? id : nil }
+                    running += 1
+                }
+                for await finished in group { if let finished { done.append(finished) } }
+                return done
             }
         }
         // One XACK per batch: a crash before it only means redelivery, which handlers tolerate.

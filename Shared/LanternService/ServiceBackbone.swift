@@ -42,10 +42,14 @@ public struct ServiceBackbone: Sendable {
     }
 
     /// The background services, in start order: database client, Redis, outbox relay (after migrations), housekeeping.
-    public func services(clock: WallClock, housekeeping: [Housekeeping.Rule]) -> [any Service] {
-        [postgres, RedisLifecycle(client: redis),
-         OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger, startAfter: migrated),
-         Housekeeping(client: postgres, rules: housekeeping, clock: clock, logger: logger)]
+    /// `relay: false` for a service that never writes events (a worker), so nothing polls an empty outbox.
+    public func services(clock: WallClock, housekeeping: [Housekeeping.Rule], relay: Bool = true) -> [any Service] {
+        var services: [any Service] = [postgres, RedisLifecycle(client: redis)]
+        if relay {
+            services.append(OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger, startAfter: migrated))
+        }
+        services.append(Housekeeping(client: postgres, rules: housekeeping, clock: clock, logger: logger))
+        return services
     }
 
     /// Applies the event tables and `migrations` to the schema, then opens `migrated`.

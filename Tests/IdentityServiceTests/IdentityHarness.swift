@@ -68,6 +68,12 @@ struct IdentityHarness {
         return (reply.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0) }
     }
 
+    /// Push jobs queued so far (`lantern.jobs.push`), oldest first.
+    func pushJobs() async throws -> [PushRequest] {
+        let reply = try await redis.send(["XRANGE", streams.jobs("push"), "-", "+"])
+        return (reply.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0).payload(as: PushRequest.self) }
+    }
+
     /// Waits for an event of `type` about `subject`.
     func event(_ type: String, subject: String) async throws -> EventEnvelope? {
         let deadline = ContinuousClock.now + .seconds(10)

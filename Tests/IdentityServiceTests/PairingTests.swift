@@ -53,6 +53,13 @@ struct PairingTests {
             let event = try await h.event("pairing.established", subject: try #require(b.user?.id))
             #expect(event?.data["userIds"] == .array([.string(a.user?.id ?? ""), .string(b.user?.id ?? "")]))
             #expect(event?.data["invitedBy"]?.stringValue == a.user?.id)
+            // Both partners are told by push, in the same transaction (outbox), each with the other's name.
+            #expect(try await eventually { try await h.pushJobs().count == 2 })
+            let pushes = try await h.pushJobs()
+            #expect(Set(pushes.map(\.userId)) == Set([a.user?.id, b.user?.id].compactMap { $0 }))
+            #expect(pushes.allSatisfy { $0.kind == "pairly.paired" && $0.delivery == .alert && $0.messageKey == "pairly.paired" && $0.app == "pairly" })
+            #expect(pushes.first { $0.userId == a.user?.id }?.args == ["partnerName": "Bohdan"])
+            #expect(pushes.first { $0.userId == b.user?.id }?.args == ["partnerName": "Ana"])
 
             // A rename reaches the partner: the event names them.
             #expect(try await h.request(.patch, "/v1/me", token: a.accessToken, json: #"{"displayName":"Ana B."}"#).status == .ok)
@@ -117,6 +124,10 @@ struct PairingTests {
             try await h.request(.delete, "/v1/pairing", token: a.accessToken).expectProblem(404, "not_paired")
             let ended = try await h.event("pairing.dissolved", subject: try #require(b.user?.id))
             #expect(ended?.data["reason"]?.stringValue == "disconnected")
+            // Only the partner who did not disconnect gets a push.
+            #expect(try await eventually { try await h.pushJobs().contains { $0.kind == "pairly.partner_disconnected" } })
+            let told = try await h.pushJobs().filter { $0.kind == "pairly.partner_disconnected" }
+            #expect(told.count == 1 && told.first?.userId == a.user?.id && told.first?.args == ["partnerName": "Bohdan"])
 
             // Pair again, then one of them deletes the account.
             try await pair(b, a)
@@ -124,6 +135,8 @@ struct PairingTests {
             try await h.request(.get, "/v1/pairing", token: b.accessToken).expectProblem(404, "not_paired")
             let gone = try await h.event("pairing.dissolved", subject: try #require(a.user?.id))
             #expect(gone?.data["reason"]?.stringValue == "account_deleted")
+            #expect(try await eventually { try await h.pushJobs().filter { $0.kind == "pairly.partner_disconnected" }.count == 2 })
+            #expect(try await h.pushJobs().last { $0.kind == "pairly.partner_disconnected" }?.userId == b.user?.id)
         }
     }
 }

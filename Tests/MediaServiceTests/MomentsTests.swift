@@ -141,6 +141,12 @@ struct MomentsTests {
 
             let shared = try await h.events("moment.shared")
             #expect(shared.count == 1 && shared.first?.subject == b.lowercased && shared.first?.data["senderName"]?.stringValue == "Ana")
+            // The receiver gets a silent push (widget refresh) and a visible one, queued with the moment.
+            let reply = try await h.redis.send(["XRANGE", h.streams.jobs("push"), "-", "+"])
+            let pushes = (reply.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0).payload(as: PushRequest.self) }
+            #expect(pushes.map(\.delivery).sorted { $0.rawValue < $1.rawValue } == [.alert, .background])
+            #expect(pushes.allSatisfy { $0.userId == b.lowercased && $0.kind == "pairly.moment_shared" && $0.data?["momentId"] == shared.first?.data["momentId"]?.stringValue })
+            #expect(pushes.first { $0.delivery == .alert }?.args == ["partnerName": "Ana"])
         }
     }
 

@@ -90,15 +90,6 @@ public func buildGatewayApplication(
     )
 }
 
-/// Shuts the upstream HTTP client down after the server stopped.
-struct HTTPClientLifecycle: Service {
-    let client: HTTPClient
-    func run() async throws {
-        try? await gracefulShutdown()
-        try await client.shutdown()
-    }
-}
-
 /// `GET /health`: the gateway's own readiness plus every deployed service's `/health/ready`.
 enum UpstreamHealth {
     struct Report: Codable, Sendable {

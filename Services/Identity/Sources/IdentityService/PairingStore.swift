@@ -95,6 +95,10 @@ struct PairingStore: Sendable {
                                           payload: IdentityEvent.PairingEstablished(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
                                                                                      userIds: [owner.lowercased, userID.lowercased], invitedBy: owner.lowercased))
             try await store.outbox.enqueue(event, stream: store.stream, on: connection, logger: logger)
+            let names = try await displayNames(of: [owner, userID], on: connection)
+            try await store.outbox.enqueue([PairlyPush.paired(recipient: owner, partnerName: names[userID], pairingID: pairingID),
+                                            PairlyPush.paired(recipient: userID, partnerName: names[owner], pairingID: pairingID)],
+                                           producer: IdentityEvent.producer, at: now, on: connection, logger: logger)
             return owner
         }
         store.outbox.committed()
@@ -137,7 +141,19 @@ struct PairingStore: Sendable {
                                       payload: IdentityEvent.PairingDissolved(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
                                                                                userIds: [a.lowercased, b.lowercased].sorted(), endedBy: userID.lowercased, reason: reason))
         try await store.outbox.enqueue(event, stream: store.stream, on: connection, logger: logger)
+        // The partner who did not end it is told by push; the one who did is looking at the app.
+        let other = a == userID ? b : a
+        let names = try await displayNames(of: [userID], on: connection)
+        try await store.outbox.enqueue([PairlyPush.disconnected(recipient: other, partnerName: names[userID], pairingID: pairingID)],
+                                       producer: IdentityEvent.producer, at: now, on: connection, logger: logger)
         return true
+    }
+
+    private func displayNames(of ids: [UUID], on connection: PostgresConnection) async throws -> [UUID: String] {
+        let rows = try await connection.query("SELECT id, display_name FROM identity.users WHERE id = ANY(\(ids))", logger: logger)
+        var names: [UUID: String] = [:]
+        for try await (id, name) in rows.decode((UUID, String?).self) { names[id] = name }
+        return names
     }
 
     private func inviteOwner(_ code: String, on connection: PostgresConnection) async throws -> UUID? {
@@ -160,6 +176,21 @@ struct PairingStore: Sendable {
         let rows = try await connection.query("SELECT partner_id FROM identity.partners WHERE user_id = \(userID)", logger: logger)
         for try await id in rows.decode(UUID.self) { return id }
         return nil
+    }
+}
+
+/// The push notifications of Pairly's pairing (texts: the push worker's catalogue).
+enum PairlyPush {
+    static func paired(recipient: UUID, partnerName: String?, pairingID: UUID) -> PushRequest {
+        PushRequest(userId: recipient.lowercased, app: AppID.pairly.rawValue, kind: "pairly.paired", delivery: .alert,
+                    messageKey: partnerName == nil ? "pairly.paired.unnamed" : "pairly.paired",
+                    args: partnerName.map { ["partnerName": $0] }, collapseKey: "pairly.pairing", data: ["pairingId": pairingID.lowercased])
+    }
+
+    static func disconnected(recipient: UUID, partnerName: String?, pairingID: UUID) -> PushRequest {
+        PushRequest(userId: recipient.lowercased, app: AppID.pairly.rawValue, kind: "pairly.partner_disconnected", delivery: .alert,
+                    messageKey: partnerName == nil ? "pairly.partner_disconnected.unnamed" : "pairly.partner_disconnected",
+                    args: partnerName.map { ["partnerName": $0] }, collapseKey: "pairly.pairing", data: ["pairingId": pairingID.lowercased])
     }
 }
 

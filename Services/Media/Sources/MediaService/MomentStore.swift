@@ -123,6 +123,7 @@ struct MomentStore: Sendable {
                                                                 receiverId: moment.receiverID.lowercased, senderName: moment.senderName,
                                                                 sentAt: moment.sentAt, width: moment.width, height: moment.height))
             try await outbox.enqueue(event, stream: stream, on: connection, logger: logger)
+            try await outbox.enqueue(PairlyMomentPush.requests(for: moment), producer: "media", at: moment.sentAt, on: connection, logger: logger)
             return .stored(Self.receipt(moment), replacedKey: replaced)
         }
         outbox.committed()
@@ -157,5 +158,22 @@ struct MomentStore: Sendable {
         let rows = try await client.query("SELECT display_name FROM media.names WHERE user_id = \(userID)", logger: logger)
         for try await name in rows.decode(String.self) { return name }
         return nil
+    }
+}
+
+
+/// The pushes of a new moment: a silent one so the receiver's widget fetches the photo even when the app is
+/// closed, and a visible one. Each collapses onto the previous moment's, as the photo itself replaces the old one.
+enum PairlyMomentPush {
+    static func requests(for moment: Moment) -> [PushRequest] {
+        let data = ["momentId": moment.id.lowercased]
+        let receiver = moment.receiverID.lowercased
+        return [
+            PushRequest(userId: receiver, app: AppID.pairly.rawValue, kind: "pairly.moment_shared", delivery: .background,
+                        collapseKey: "pairly.moment.refresh", ttlSeconds: 24 * 3600, data: data),
+            PushRequest(userId: receiver, app: AppID.pairly.rawValue, kind: "pairly.moment_shared", delivery: .alert,
+                        messageKey: moment.senderName == nil ? "pairly.moment_shared.unnamed" : "pairly.moment_shared",
+                        args: moment.senderName.map { ["partnerName": $0] }, collapseKey: "pairly.moment", ttlSeconds: 24 * 3600, data: data),
+        ]
     }
 }

@@ -1,0 +1,101 @@
+import Foundation
+import LanternCore
+import LanternDatabase
+import LanternEvents
+import Logging
+import PostgresNIO
+
+/// The worker's own copy of push registrations (schema `push`), kept from identity's events.
+///
+/// Every write is conditional on the event's `occurredAt`, so handling is idempotent and order-tolerant without
+/// a processed-events table: a redelivered or late event never overwrites a newer registration, and a
+/// `device.registered` arriving after its account's `user.deleted` is ignored.
+public struct DeviceRegistry: Sendable {
+    public static let schema = "push"
+    let client: PostgresClient
+    let logger: Logger
+
+    static let housekeeping: [Housekeeping.Rule] = [
+        .init("deleted_users", sql: "DELETE FROM push.deleted_users WHERE deleted_at < $1", keep: 30 * 86_400),
+    ]
+
+    struct Registered: Decodable {
+        var userId: UUID
+        var app: String
+        var deviceId: String
+        var platform: String
+        var pushToken: String
+        var locale: String?
+    }
+    struct Removed: Decodable { var userId: UUID; var deviceId: String }
+    struct Deleted: Decodable { var userId: UUID }
+
+    /// Applies one identity event; types other than `device.*` and `user.deleted` are ignored.
+    public func handle(_ event: EventEnvelope) async throws {
+        let at = event.occurredAt
+        switch event.type {
+        case "device.registered":
+            let device = try event.payload(as: Registered.self)
+            guard Device.Platform(rawValue: device.platform) != nil else {
+                logger.warning("registration with unknown platform ignored", metadata: ["eventId": "\(event.id)", "platform": "\(device.platform)"])
+                return
+            }
+            try await client.query("""
+                INSERT INTO push.devices (user_id, device_id, app, platform, push_token, locale, registered_at)
+                SELECT \(device.userId), \(device.deviceId), \(device.app), \(device.platform), \(device.pushToken), \(device.locale), \(at)
+                WHERE NOT EXISTS (SELECT 1 FROM push.deleted_users WHERE user_id = \(device.userId))
+                ON CONFLICT (user_id, device_id) DO UPDATE SET app = excluded.app, platform = excluded.platform,
+                    push_token = excluded.push_token, locale = excluded.locale, registered_at = excluded.registered_at
+                WHERE push.devices.registered_at <= excluded.registered_at
+                """, logger: logger)
+        case "device.removed":
+            let removed = try event.payload(as: Removed.self)
+            try await client.query("""
+                DELETE FROM push.devices WHERE user_id = \(removed.userId) AND device_id = \(removed.deviceId) AND registered_at <= \(at)
+                """, logger: logger)
+        case "user.deleted":
+            let user = try event.payload(as: Deleted.self).userId
+            try await client.transaction(logger: logger) { connection in
+                try await connection.query("DELETE FROM push.devices WHERE user_id = \(user)", logger: logger)
+                try await connection.query("""
+                    INSERT INTO push.deleted_users (user_id, deleted_at) VALUES (\(user), \(at)) ON CONFLICT (user_id) DO NOTHING
+                    """, logger: logger)
+            }
+        default:
+            return
+        }
+    }
+
+    /// Every registration of the account in `app`.
+    public func devices(of userID: UUID, app: String) async throws -> [Device] {
+        try await select(client.query("""
+            SELECT user_id, device_id, app, platform, push_token, locale FROM push.devices WHERE user_id = \(userID) AND app = \(app)
+            """, logger: logger))
+    }
+
+    public func device(of userID: UUID, id deviceID: String) async throws -> Device? {
+        try await select(client.query("""
+            SELECT user_id, device_id, app, platform, push_token, locale FROM push.devices WHERE user_id = \(userID) AND device_id = \(deviceID)
+            """, logger: logger)).first
+    }
+
+    /// Forgets a registration the provider called dead, unless it was re-registered with another token meanwhile.
+    @discardableResult
+    public func remove(_ device: Device) async throws -> Bool {
+        let rows = try await client.query("""
+            DELETE FROM push.devices WHERE user_id = \(device.userID) AND device_id = \(device.deviceID) AND push_token = \(device.pushToken)
+            RETURNING device_id
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    private func select(_ rows: PostgresRowSequence) async throws -> [Device] {
+        var devices: [Device] = []
+        for try await (user, id, app, platform, token, locale) in rows.decode((UUID, String, String, String, String, String?).self) {
+            guard let platform = Device.Platform(rawValue: platform) else { continue }
+            devices.append(Device(userID: user, deviceID: id, app: app, platform: platform, pushToken: token, locale: locale))
+        }
+        return devices
+    }
+}

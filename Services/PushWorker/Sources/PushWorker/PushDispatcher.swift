@@ -1,0 +1,189 @@
+import Crypto
+import Foundation
+import LanternCore
+import LanternEvents
+import LanternRedis
+import Logging
+import Metrics
+
+/// Turns a `push.requested` job into one notification per registered device, sends each through its platform's
+/// provider, and acts on the answer: dead tokens leave the registry, 429/5xx/network errors are retried with
+/// exponential backoff and full jitter (never sooner than the provider's `Retry-After`), and what cannot succeed
+/// goes to the dead-letter stream `lantern.dlq.jobs.push` with the device and the reason.
+public struct PushDispatcher: Sendable {
+    public struct Policy: Sendable {
+        public var maxAttempts: Int
+        public var retryBase: Duration
+        public var retryMax: Duration
+        public init(maxAttempts: Int = 6, retryBase: Duration = .seconds(1), retryMax: Duration = .seconds(600)) {
+            self.maxAttempts = maxAttempts
+            self.retryBase = retryBase
+            self.retryMax = retryMax
+        }
+    }
+
+    let registry: DeviceRegistry
+    let catalogue: Catalogue
+    let apns: any PushProvider
+    let fcm: any PushProvider
+    let retries: RetryQueue
+    let redis: RedisClient
+    let streams: StreamNames
+    let policy: Policy
+    let clock: WallClock
+    let logger: Logger
+
+    var jobsStream: String { streams.jobs("push") }
+
+    /// Handles one job from `lantern.jobs.push`. Throws only when the job must be redelivered (the registry or
+    /// Redis unreachable); a malformed job is dead-lettered, not retried.
+    public func handle(_ job: EventEnvelope) async throws {
+        guard job.type == PushRequest.eventType else {
+            await deadLetter(job: job, device: nil, attempt: 1, reason: "unknown job type \(job.type)")
+            return
+        }
+        let request: PushRequest
+        let userID: UUID
+        do {
+            request = try job.payload(as: PushRequest.self)
+            userID = try validate(request)
+        } catch {
+            await deadLetter(job: job, device: nil, attempt: 1, reason: "invalid push request: \(error)")
+            return
+        }
+        // A job redelivered after its devices were served (crash before XACK) is not sent twice.
+        let sentKey = "\(streams.prefix).push.sent.\(job.id.lowercased)"
+        if try await redis.send(["EXISTS", sentKey]).int == 1 { return }
+        let devices = try await registry.devices(of: userID, app: request.app)
+        if devices.isEmpty {
+            Counter(label: "lantern_push_jobs_without_devices_total", dimensions: [("kind", request.kind)]).increment()
+        }
+        let stored = await withTaskGroup(of: Bool.self) { group in
+            for device in devices {
+                group.addTask { await deliver(request, jobID: job.id, to: device, attempt: 1) }
+            }
+            return await group.reduce(true) { $0 && $1 }
+        }
+        // A retry that could not be stored means Redis is away: let the job come back rather than lose it.
+        guard stored else { throw RedisError.unexpectedReply("retry not stored") }
+        try await redis.send(["SET", sentKey, "1", "EX", String(7 * 86_400)])
+    }
+
+    /// One attempt for one device. Returns false when a needed retry could not be stored.
+    func deliver(_ request: PushRequest, jobID: UUID, to device: Device, attempt: Int) async -> Bool {
+        let notification: RenderedNotification
+        do {
+            notification = try render(request, jobID: jobID, for: device)
+        } catch {
+            await deadLetter(request: request, jobID: jobID, device: device, attempt: attempt, reason: "\(error)")
+            return true
+        }
+        let provider = device.platform == .ios ? apns : fcm
+        let result = await provider.send(notification, to: device)
+        let (outcome, stored) = await act(on: result, provider: provider.name, request: request, jobID: jobID, device: device, attempt: attempt)
+        Counter(label: "lantern_push_notifications_total", dimensions: [("provider", provider.name), ("kind", request.kind), ("result", outcome)]).increment()
+        return stored
+    }
+
+    private func act(on result: DeliveryResult, provider: String, request: PushRequest, jobID: UUID, device: Device, attempt: Int) async -> (String, Bool) {
+        switch result {
+        case .delivered:
+            return ("delivered", true)
+        case .invalidToken(let reason):
+            logger.info("push token rejected; registration removed", metadata: ["provider": "\(provider)", "device": "\(device.deviceID)", "reason": "\(reason)"])
+            do { try await registry.remove(device) } catch {
+                logger.warning("could not remove registration", metadata: ["device": "\(device.deviceID)", "error": "\(error)"])
+            }
+            return ("invalid_token", true)
+        case .failed(let reason):
+            await deadLetter(request: request, jobID: jobID, device: device, attempt: attempt, reason: reason)
+            return ("failed", true)
+        case .retry(let after, let reason):
+            guard attempt < policy.maxAttempts else {
+                await deadLetter(request: request, jobID: jobID, device: device, attempt: attempt, reason: "gave up after \(attempt) attempts: \(reason)")
+                return ("failed", true)
+            }
+            let delay = backoff(attempt: attempt, retryAfter: after)
+            let item = RetryQueue.Item(id: UUID(), jobId: jobID, request: request, deviceId: device.deviceID, attempt: attempt + 1, reason: reason)
+            do {
+                try await retries.schedule(item, at: clock.now().addingTimeInterval(delay.seconds))
+                logger.notice("push will be retried", metadata: ["provider": "\(provider)", "device": "\(device.deviceID)", "attempt": "\(attempt)",
+                                                                "in": "\(delay)", "reason": "\(reason)"])
+                return ("retry", true)
+            } catch {
+                logger.error("retry could not be stored", metadata: ["error": "\(error)"])
+                return ("retry", false)
+            }
+        }
+    }
+
+    /// Full jitter over an exponential ceiling (base × 2^(attempt-1), capped), and never before `Retry-After`.
+    func backoff(attempt: Int, retryAfter: Duration?) -> Duration {
+        let ceiling = min(policy.retryMax.seconds, policy.retryBase.seconds * pow(2, Double(attempt - 1)))
+        let jittered = Double.random(in: ceiling / 2...max(ceiling / 2, ceiling))
+        let floor = min(retryAfter?.seconds ?? 0, 3600)
+        return .milliseconds(Int(max(jittered, floor) * 1000))
+    }
+
+    func validate(_ request: PushRequest) throws -> UUID {
+        guard let user = UUID(uuidString: request.userId) else { throw InvalidRequest(field: "userId") }
+        guard AppID(rawValue: request.app) != nil else { throw InvalidRequest(field: "app") }
+        if request.delivery == .alert, request.messageKey == nil { throw InvalidRequest(field: "messageKey") }
+        if let ttl = request.ttlSeconds, !(0...2_419_200).contains(ttl) { throw InvalidRequest(field: "ttlSeconds") }
+        return user
+    }
+
+    struct InvalidRequest: Error, CustomStringConvertible {
+        var field: String
+        var description: String { "field \(field) is missing or invalid" }
+    }
+
+    func render(_ request: PushRequest, jobID: UUID, for device: Device) throws -> RenderedNotification {
+        var title: String?
+        var body: String?
+        if request.delivery == .alert, let key = request.messageKey {
+            let message = try catalogue.render(key, args: request.args ?? [:], locale: device.locale)
+            (title, body) = (message.title, message.body)
+        }
+        let ttl = request.ttlSeconds ?? 86_400
+        return RenderedNotification(id: Self.notificationID(jobID: jobID, deviceID: device.deviceID), kind: request.kind, delivery: request.delivery,
+                                    title: title, body: body, collapseKey: request.collapseKey, ttlSeconds: ttl,
+                                    expiresAt: clock.now().addingTimeInterval(TimeInterval(ttl)), data: request.data ?? [:])
+    }
+
+    /// The same id (`apns-id`) for every attempt of one job to one device, so provider logs line up with ours.
+    static func notificationID(jobID: UUID, deviceID: String) -> UUID {
+        var bytes = Array(SHA256.hash(data: Data("\(jobID.lowercased)/\(deviceID)".utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8: application-defined
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 9562 variant
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    func deadLetter(request: PushRequest, jobID: UUID, device: Device, attempt: Int, reason: String) async {
+        let job = (try? request.envelope(producer: "push-worker", at: clock.now())).map { envelope -> EventEnvelope in
+            var envelope = envelope
+            envelope.id = jobID
+            return envelope
+        }
+        await deadLetter(job: job, device: device, attempt: attempt, reason: reason)
+    }
+
+    /// Appends to `lantern.dlq.jobs.push` in the consumer's format, plus the device the attempt was for.
+    func deadLetter(job: EventEnvelope?, device: Device?, attempt: Int, reason: String) async {
+        var fields = ["event", (try? job?.encoded()) ?? "", "stream", jobsStream, "entry", "", "group", "push-worker",
+                      "deliveries", String(attempt), "reason", reason]
+        if let device { fields += ["device", device.deviceID, "platform", device.platform.rawValue, "userId", device.userID.lowercased] }
+        do {
+            try await redis.send(["XADD", streams.deadLetter(of: jobsStream), "MAXLEN", "~", "10000", "*"] + fields)
+            Counter(label: "lantern_events_dead_lettered_total", dimensions: [("stream", jobsStream), ("group", "push-worker")]).increment()
+            logger.error("push dead-lettered", metadata: ["jobId": "\(job?.id.lowercased ?? "?")", "device": "\(device?.deviceID ?? "-")", "reason": "\(reason)"])
+        } catch {
+            logger.error("dead-lettering failed; notification dropped", metadata: ["reason": "\(reason)", "error": "\(error)"])
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import LanternCore
+import LanternEvents
+import LanternTestSupport
+import PushWorker
+import Testing
+
+@Suite("push-worker against fake APNs / FCM")
+struct PushWorkerTests {
+    @Test("APNs: alert and background pushes with the right headers, payload and one reused ES256 provider token, over HTTP/2")
+    func apnsDelivery() async throws {
+        try await PushHarness.run { h in
+            let user = UUID()
+            let token = PushHarness.apnsToken()
+            try await h.register(user, device: "iphone", platform: "ios", token: token)
+            try await h.push(.newMoment(to: user, delivery: .background))
+            try await h.push(.newMoment(to: user, from: "Ana", delivery: .alert))
+            #expect(try await eventually { h.fake.apnsRequests.count == 2 })
+            let requests = h.fake.apnsRequests
+            #expect(requests.allSatisfy { $0.path == "/3/device/\(token)" && $0.http2 })
+            #expect(Set(requests.map(\.connection)).count == 1, "both requests multiplexed on one HTTP/2 connection")
+            #expect(h.fake.providerTokensSeen == 1, "the provider token is reused, not signed per request")
+            #expect(h.fake.rejectedAuthentications == 0)
+
+            let background = try #require(requests.first { $0.headers["apns-push-type"] == "background" })
+            #expect(background.headers["apns-priority"] == "5")
+            #expect(background.headers["apns-topic"] == "app.lantern.pairly")
+            #expect(background.headers["apns-collapse-id"] == "pairly.moment.refresh")
+            let expiration = try #require(background.headers["apns-expiration"].flatMap { Double($0) })
+            #expect(abs(expiration - Date().timeIntervalSince1970 - 86_400) < 60)
+            #expect((background.json?["aps"] as? [String: Any])?["content-available"] as? Int == 1)
+            #expect(background.json?["momentId"] as? String == "0193f4a2-7c21-7e4b-8a6d-1f2e3d4c5b6a")
+
+            let alert = try #require(requests.first { $0.headers["apns-push-type"] == "alert" })
+            #expect(alert.headers["apns-priority"] == "10")
+            #expect(alert.headers["apns-collapse-id"] == "pairly.moment")
+            #expect(UUID(uuidString: alert.headers["apns-id"] ?? "") != nil)
+            let aps = try #require(alert.json?["aps"] as? [String: Any])
+            let text = try #require(aps["alert"] as? [String: String])
+            #expect(text == ["title": "New moment", "body": "Ana sent you a moment."])
+            #expect(alert.json?["kind"] as? String == "pairly.moment_shared")
+            #expect(alert.body.count <= 4096)
+        }
+    }
+
+    @Test("FCM v1: the service-account JWT is exchanged once for an access token, reused, and renewed after a 401")
+    func fcmDelivery() async throws {
+        try await PushHarness.run { h in
+            let user = UUID()
+            let token = PushHarness.fcmToken()
+            try await h.register(user, device: "pixel", platform: "android", token: token, locale: "uk-UA")
+            try await h.push(.newMoment(to: user, from: "Оля", delivery: .alert))
+            try await h.push(.newMoment(to: user, delivery: .background))
+            #expect(try await eventually { h.fake.fcmRequests.count == 2 })
+            #expect(h.fake.oauthRequests.count == 1)
+            let requests = h.fake.fcmRequests
+            #expect(requests.allSatisfy { $0.path == "/v1/projects/lantern-test/messages:send" && $0.http2 })
+
+            let alert = try #require(requests.compactMap { $0.json?["message"] as? [String: Any] }.first { $0["notification"] != nil })
+            #expect(alert["token"] as? String == token)
+            #expect(alert["notification"] as? [String: String] == ["title": "Новий момент", "body": "Оля надсилає вам момент."])
+            let android = try #require(alert["android"] as? [String: Any])
+            #expect(android["priority"] as? String == "high")
+            #expect(android["ttl"] as? String == "86400s")
+            #expect(android["collapse_key"] as? String == "pairly.moment")
+            #expect((alert["data"] as? [String: String])?["kind"] == "pairly.moment_shared")
+
+            let background = try #require(requests.compactMap { $0.json?["message"] as? [String: Any] }.first { $0["notification"] == nil })
+            #expect((background["data"] as? [String: String])?["momentId"] == "0193f4a2-7c21-7e4b-8a6d-1f2e3d4c5b6a")
+
+            // A revoked access token: one 401, a new exchange, then delivery.
+            h.fake.revokeAccessTokens()
+            try await h.push(.newMoment(to: user))
+            #expect(try await eventually { h.fake.fcmRequests.count == 4 })
+            #expect(h.fake.oauthRequests.count == 2)
+            #expect(try await h.deadLetters().isEmpty)
+        }
+    }
+
+    @Test("dead tokens leave the registry: APNs 410 and 400 BadDeviceToken, FCM UNREGISTERED; other devices still served")
+    func deadTokensRemoved() async throws {
+        try await PushHarness.run { h in
+            let user = UUID()
+            let (gone, bad, unregistered, healthy) = (PushHarness.apnsToken(), PushHarness.apnsToken(), PushHarness.fcmToken(), PushHarness.apnsToken())
+            try await h.register(user, device: "old-iphone", platform: "ios", token: gone)
+            try await h.register(user, device: "ipad", platform: "ios", token: bad)
+            try await h.register(user, device: "pixel", platform: "android", token: unregistered)
+            try await h.register(user, device: "iphone", platform: "ios", token: healthy)
+            h.fake.script(token: gone, [.apns(410, "Unregistered")])
+            h.fake.script(token: bad, [.apns(400, "BadDeviceToken")])
+            h.fake.script(token: unregistered, [.fcm(404, "NOT_FOUND", errorCode: "UNREGISTERED", message: "Requested entity was not found.")])
+            try await h.push(.newMoment(to: user))
+            #expect(try await eventually { try await h.deviceCount(user) == 1 })
+            #expect(try await h.tokenOf(user, "iphone") == healthy)
+            #expect(h.fake.apnsRequests.count == 3 && h.fake.fcmRequests.count == 1)
+            #expect(try await h.deadLetters().isEmpty)
+        }
+    }
+
+    @Test("429 and 5xx are retried with backoff, not before Retry-After; after the last attempt the push is dead-lettered")
+    func retriesThenDeadLetter() async throws {
+        let settings = ["PUSH_RETRY_BASE_SECONDS": "0.05", "PUSH_RETRY_MAX_SECONDS": "0.2", "PUSH_MAX_ATTEMPTS": "3"]
+        try await PushHarness.run(settings) { h in
+            let (patient, doomed) = (UUID(), UUID())
+            let (t1, t2) = (PushHarness.apnsToken(), PushHarness.fcmToken())
+            try await h.register(patient, device: "iphone", platform: "ios", token: t1)
+            try await h.register(doomed, device: "pixel", platform: "android", token: t2)
+            h.fake.script(token: t1, [.apns(429, "TooManyRequests", retryAfter: "1"), .apns(503, "ServiceUnavailable")])
+            h.fake.script(token: t2, Array(repeating: .fcm(503, "UNAVAILABLE", errorCode: "UNAVAILABLE", message: "The service is currently unavailable."), count: 5))
+            try await h.push(.newMoment(to: patient))
+            let job = try await h.push(.newMoment(to: doomed))
+
+            #expect(try await eventually { h.fake.apnsRequests.count == 3 })
+            let times = h.fake.apnsRequests.map(\.receivedAt)
+            #expect(times[1].timeIntervalSince(times[0]) >= 0.95, "Retry-After: 1 honoured")
+            #expect(times[2].timeIntervalSince(times[1]) < 1)
+
+            #expect(try await eventually { try await h.deadLetters().count == 1 })
+            #expect(h.fake.fcmRequests.count == 3)
+            let letter = try #require(try await h.deadLetters().first)
+            #expect(letter["device"] == "pixel")
+            #expect(letter["deliveries"] == "3")
+            #expect(letter["reason"]?.contains("UNAVAILABLE") == true)
+            #expect(try EventEnvelope.decode(letter["event"] ?? "").id == job.id)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(h.fake.apnsRequests.count == 3 && h.fake.fcmRequests.count == 3, "nothing more after success or dead-lettering")
+        }
+    }
+
+    @Test("an invalid job is dead-lettered at once; an unknown user's job sends nothing")
+    func invalidJobs() async throws {
+        try await PushHarness.run { h in
+            var broken = PushRequest.newMoment(to: UUID())
+            broken.messageKey = nil  // an alert without a message
+            try await h.push(broken)
+            var unknownApp = PushRequest.newMoment(to: UUID())
+            unknownApp.app = "napster"
+            try await h.push(unknownApp)
+            #expect(try await eventually { try await h.deadLetters().count == 2 })
+            let reasons = try await h.deadLetters().compactMap { $0["reason"] }
+            #expect(reasons.contains { $0.contains("messageKey") } && reasons.contains { $0.contains("app") })
+            #expect(h.fake.apnsRequests.isEmpty && h.fake.fcmRequests.isEmpty)
+        }
+    }
+
+    @Test("registry: re-registration replaces the token, a late older event changes nothing, deletion is final")
+    func registry() async throws {
+        try await PushHarness.run { h in
+            let user = UUID()
+            let (first, second) = (PushHarness.apnsToken(), PushHarness.apnsToken())
+            try await h.register(user, device: "iphone", platform: "ios", token: first)
+            try await h.register(user, device: "iphone", platform: "ios", token: second)
+            let registration: (String) -> JSONValue = { token in
+                .object(["userId": .string(user.lowercased), "app": .string("pairly"), "deviceId": .string("iphone"),
+                         "platform": .string("ios"), "pushToken": .string(token)])
+            }
+            // An older registration delivered late does not bring the old token back.
+            try await h.identityEvent("device.registered", subject: user, data: registration(first), at: Date().addingTimeInterval(-60))
+            try await h.identityEvent("device.removed", subject: user,
+                                      data: .object(["userId": .string(user.lowercased), "app": .string("pairly"), "deviceId": .string("iphone")]),
+                                      at: Date().addingTimeInterval(-30))
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await h.tokenOf(user, "iphone") == second)
+
+            try await h.identityEvent("user.deleted", subject: user, data: .object(["userId": .string(user.lowercased), "app": .string("pairly")]))
+            #expect(try await eventually { try await h.deviceCount(user) == 0 })
+            // A registration of the deleted account redelivered afterwards is ignored.
+            try await h.identityEvent("device.registered", subject: user, data: registration(second), at: Date())
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await h.deviceCount(user) == 0)
+        }
+    }
+}
+
+@Suite("push catalogue and configuration")
+struct PushCatalogueTests {
+    @Test("every language has the keys and placeholders of English")
+    func catalogueComplete() throws {
+        let catalogue = try Catalogue.bundled()
+        let english = try #require(catalogue.languages["en"])
+        #expect(catalogue.languages.keys.contains("uk"))
+        for (language, messages) in catalogue.languages {
+            #expect(Set(messages.keys) == Set(english.keys), "\(language)")
+            for (key, message) in messages {
+                let reference = try #require(english[key])
+                #expect(Set(Catalogue.placeholders(in: message.body)) == Set(Catalogue.placeholders(in: reference.body)), "\(language) \(key)")
+                #expect(Set(Catalogue.placeholders(in: message.title)) == Set(Catalogue.placeholders(in: reference.title)), "\(language) \(key)")
+            }
+        }
+    }
+
+    @Test("locales fall back to the language, then to English; missing arguments and keys are errors")
+    func rendering() throws {
+        let catalogue = try Catalogue.bundled()
+        #expect(catalogue.language(for: "uk-UA") == "uk")
+        #expect(catalogue.language(for: "uk_ua") == "uk")
+        #expect(catalogue.language(for: "fr-FR") == "en")
+        #expect(catalogue.language(for: nil) == "en")
+        #expect(try catalogue.render("pairly.paired", args: ["partnerName": "Bo"], locale: "de").body.contains("Bo"))
+        #expect(throws: Catalogue.RenderError.missingArgument(key: "pairly.paired", argument: "partnerName")) {
+            try catalogue.render("pairly.paired", args: [:], locale: "en")
+        }
+        #expect(throws: Catalogue.RenderError.unknownKey("nope")) { try catalogue.render("nope", args: [:], locale: "en") }
+    }
+
+    @Test("incomplete or unreadable provider credentials stop start-up naming the variable")
+    func configurationErrors() throws {
+        let base = ["DATABASE_URL": "postgres://u@127.0.0.1/db"]
+        #expect(try PushWorkerConfiguration(settings: .fixed(base)).apns == nil)
+        func variable(_ extra: [String: String]) -> String? {
+            do { _ = try PushWorkerConfiguration(settings: .fixed(base.merging(extra) { $1 })); return nil } catch let error as ConfigurationError {
+                return error.variable
+            } catch { return "\(error)" }
+        }
+        #expect(variable(["APNS_KEY_ID": "K"]) == "APNS_KEY_FILE")
+        #expect(variable(["APNS_KEY_FILE": "/nonexistent.p8", "APNS_KEY_ID": "K", "APNS_TEAM_ID": "T"]) == "APNS_KEY_FILE")
+        #expect(variable(["APNS_ENVIRONMENT": "staging"]) == "APNS_ENVIRONMENT")
+        #expect(variable(["APNS_TOPICS": "pairly"]) == "APNS_TOPICS")
+        #expect(variable(["FCM_SERVICE_ACCOUNT_FILE": "/nonexistent.json"]) == "FCM_SERVICE_ACCOUNT_FILE")
+        #expect(variable(["PUSH_MAX_ATTEMPTS": "0"]) == "PUSH_MAX_ATTEMPTS")
+    }
+}
