@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(name: "push-worker", dependencies: ["PushWorker", "LanternHTTP"], path: "Services/PushWorker/Sources/push-worker", swiftSettings: strict),
 
         // MARK: Tools
-        .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", lifecycle, logging, httpClient, nioCore, nioFoundation, .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"), .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
+        .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", "LanternTestSupport", lifecycle, logging, httpClient, nioCore, nioFoundation, .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"), .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
 
         // MARK: Tests
         .target(name: "LanternTestSupport", dependencies: ["LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents", "LanternTokens", postgres, hummingbird, crypto, jwt, .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient, lifecycle, logging, nioSSL, .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), httpTypes], path: "Tests/LanternTestSupport", swiftSettings: strict),

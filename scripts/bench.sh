@@ -2,7 +2,9 @@
 # make bench: release build, a private PostgreSQL + Redis, identity and gateway with rate limits lifted, then
 #   1. GET /v1/me through the gateway and straight to identity (wrk, 64 connections),
 #   2. the event bus (lantern-bench bus),
-#   3. resident memory of each idle executable.
+#   3. resident memory of each idle executable,
+#   4. Pairly real-time (upload → WebSocket, idle sockets),
+#   5. push-worker → fake APNs (TLS, HTTP/2) throughput.
 # PostgreSQL pool: 8 connections (≈ 4 × cores); 32 measured worse here (p99 ×7 from backend contention).
 # Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
 source "$(dirname "$0")/lib.sh"
@@ -24,6 +26,7 @@ say "building release binaries (a first release build takes ~12 minutes)"
 swift_build -c release --product identity
 swift_build -c release --product gateway
 swift_build -c release --product media
+swift_build -c release --product push-worker
 swift_build -c release --product lantern-bench
 BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)"
 
@@ -80,6 +83,10 @@ say "event bus"
 say "Pairly real-time: upload → WebSocket at 50 uploads/s, then ${BENCH_IDLE_SOCKETS:-5000} idle WebSockets"
 "$BIN/lantern-bench" realtime --gateway http://127.0.0.1:18080 --image "$ROOT/Tests/ImageSanitizerTests/Fixtures/with-exif.jpg" \
   --rate 50 --seconds 10 --idle "${BENCH_IDLE_SOCKETS:-5000}" --gateway-pid "$GATEWAY_PID" | tee -a "$OUT"
+
+say "push-worker → fake APNs over HTTP/2"
+"$BIN/lantern-bench" push --worker "$BIN/push-worker" --database-url "$DATABASE_URL" --redis "$REDIS_URL" \
+  --users "${BENCH_PUSH_USERS:-1000}" --jobs "${BENCH_PUSH_JOBS:-20000}" | tee -a "$OUT"
 
 "$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
 say "results in $OUT"

@@ -4,5 +4,6 @@
 LANTERN_SERVICES=(
   "identity 8081"
   "media 8082"
+  "push-worker 8087"
   "gateway 8080"
 )

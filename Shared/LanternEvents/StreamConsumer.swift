@@ -21,8 +21,6 @@ public struct StreamConsumer: Service {
         public var maxDeliveries = 5
         /// Where a new group starts: `0` replays what the stream still holds, `$` only new entries.
         public var startID = "0"
-        /// Entries of one batch handled at once (1: in order). Workers whose handlers wait on the network raise it.
-        public var concurrency = 1
 
         public init(stream: String, group: String, consumer: String) {
             self.stream = stream
@@ -32,17 +30,35 @@ public struct StreamConsumer: Service {
     }
 
     public typealias Handler = @Sendable (EventEnvelope) async throws -> Void
+    /// Handles a whole batch at once and says, per envelope, whether it succeeded (in order). For workers that
+    /// save round trips by batching (one query, one pipeline for many messages).
+    public typealias BatchHandler = @Sendable ([EventEnvelope]) async -> [Bool]
 
     public let options: Options
     let redis: RedisClient
     let publisher: EventPublisher
     let streams: StreamNames
     let handler: Handler
+    let batchHandler: BatchHandler?
     let logger: Logger
 
     /// - Parameters:
     ///   - endpoint: Redis; the consumer opens a connection of its own because `XREADGROUP BLOCK` holds it.
     public init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, handler: @escaping Handler) {
+        self.init(endpoint: endpoint, streams: streams, options: options, logger: logger, handler: handler, batchHandler: nil)
+    }
+
+    /// A consumer whose new messages are handled a batch at a time; reclaimed ones go through it one by one.
+    public init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, batchHandler: @escaping BatchHandler) {
+        self.init(endpoint: endpoint, streams: streams, options: options, logger: logger, handler: { envelope in
+            guard await batchHandler([envelope]).first == true else { throw BatchEntryFailed() }
+        }, batchHandler: batchHandler)
+    }
+
+    struct BatchEntryFailed: Error {}
+
+    private init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, handler: @escaping Handler, batchHandler: BatchHandler?) {
+        self.batchHandler = batchHandler
         self.options = options
         // Blocking reads must not time out the socket: read timeout = BLOCK + margin.
         self.redis = RedisClient(endpoint: endpoint, size: 1, commandTimeout: options.block + .seconds(5))
@@ -105,24 +121,11 @@ public struct StreamConsumer: Service {
             batch += entries.compactMap(Self.parseEntry)
         }
         var handled: [String] = []
-        if options.concurrency <= 1 {
+        if let batchHandler {
+            handled = await processBatch(batch, batchHandler)
+        } else {
             for (id, fields) in batch {
                 if await process(id: id, fields: fields, deliveries: 1, acknowledge: false) { handled.append(id) }
-            }
-        } else {
-            handled = await withTaskGroup(of: String?.self) { group in
-                var done: [String] = []
-                var running = 0
-                for (id, fields) in batch {
-                    if running >= options.concurrency, let finished = await group.next() {
-                        running -= 1
-                        if let finished { done.append(finished) }
-                    }
-                    group.addTask { await process(id: id, fields: fields, deliveries: 1, acknowledge: false) ? id : nil }
-                    running += 1
-                }
-                for await finished in group { if let finished { done.append(finished) } }
-                return done
             }
         }
         // One XACK per batch: a crash before it only means redelivery, which handlers tolerate.
@@ -188,6 +191,32 @@ public struct StreamConsumer: Service {
                                                           "deliveries": "\(deliveries)", "error": "\(error)"])
             return false
         }
+    }
+
+    /// First deliveries through the batch handler; returns the ids to acknowledge.
+    private func processBatch(_ batch: [(String, [String: String])], _ batchHandler: BatchHandler) async -> [String] {
+        var ids: [String] = []
+        var envelopes: [EventEnvelope] = []
+        for (id, fields) in batch {
+            guard let raw = fields["event"], let envelope = try? EventEnvelope.decode(raw) else {
+                await deadLetter(id: id, fields: fields, deliveries: 1, reason: "undecodable envelope")
+                continue
+            }
+            ids.append(id)
+            envelopes.append(envelope)
+        }
+        guard !envelopes.isEmpty else { return [] }
+        let results = await batchHandler(envelopes)
+        var handled: [String] = []
+        for (index, id) in ids.enumerated() {
+            let ok = index < results.count && results[index]
+            if ok { handled.append(id) }
+            Counter(label: "lantern_events_handled_total", dimensions: [("stream", options.stream), ("group", options.group), ("result", ok ? "ok" : "error")]).increment()
+        }
+        if handled.count < ids.count {
+            logger.error("batch handler failed some messages; they will be retried", metadata: ["failed": "\(ids.count - handled.count)"])
+        }
+        return handled
     }
 
     func deadLetter(id: String, fields: [String: String], deliveries: Int, reason: String) async {

@@ -2,6 +2,7 @@ import Foundation
 import GatewayService
 import IdentityService
 import MediaService
+import PushWorker
 import LanternCore
 import Testing
 
@@ -19,7 +20,9 @@ struct ComposeTests {
         _ = try GatewayConfiguration(settings: .fixed([:], recorder: gateway))
         let media = VariableRecorder()
         _ = try MediaConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: media))
-        return ["identity": identity.variables, "gateway": gateway.variables, "media": media.variables]
+        let push = VariableRecorder()
+        _ = try PushWorkerConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: push))
+        return ["identity": identity.variables, "gateway": gateway.variables, "media": media.variables, "push-worker": push.variables]
     }
 
     @Test("every executable in Package.swift has a compose service built from infra/Dockerfile")
@@ -27,7 +30,7 @@ struct ComposeTests {
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let executables = manifest.matches(of: /\.executable\(name: "([a-z-]+)"/).map { String($0.1) }.filter { $0 != "lantern-bench" }
         let compose = try Compose.load(Self.root.appendingPathComponent("docker-compose.yml"))
-        #expect(Set(executables) == ["identity", "media", "gateway"])
+        #expect(Set(executables) == ["identity", "media", "push-worker", "gateway"])
         for name in executables {
             let service = try #require(compose.services[name], "no compose service for \(name)")
             #expect(service.dockerfile == "infra/Dockerfile" && service.buildArgs["SERVICE"] == name, "\(name)")
@@ -41,7 +44,8 @@ struct ComposeTests {
         let compose = try Compose.load(Self.root.appendingPathComponent("docker-compose.yml"))
         let read = try Self.variablesRead()
         let required: [String: Set<String>] = ["identity": ["DATABASE_URL", "REDIS_URL"], "gateway": ["REDIS_URL", "IDENTITY_URL", "MEDIA_URL"],
-                                               "media": ["DATABASE_URL", "REDIS_URL", "IDENTITY_URL", "MEDIA_STORAGE_DIR"]]
+                                               "media": ["DATABASE_URL", "REDIS_URL", "IDENTITY_URL", "MEDIA_STORAGE_DIR"],
+                                               "push-worker": ["DATABASE_URL", "REDIS_URL"]]
         for (name, variables) in read {
             let environment = Set(compose.services[name]?.environment.keys.map { $0 } ?? [])
             #expect(environment.subtracting(variables).isEmpty, "\(name) sets variables it never reads: \(environment.subtracting(variables).sorted())")
@@ -52,7 +56,7 @@ struct ComposeTests {
     @Test("the Kubernetes manifests use variables the executables read")
     func kubernetesVariables() throws {
         let read = try Self.variablesRead()
-        for name in ["identity", "media", "gateway"] {
+        for name in ["identity", "media", "push-worker", "gateway"] {
             let text = try String(contentsOf: Self.root.appendingPathComponent("infra/k8s/\(name).yaml"), encoding: .utf8)
             let names = Set(text.matches(of: /name: ([A-Z][A-Z0-9_]+)/).map { String($0.1) })
             #expect(!names.isEmpty)

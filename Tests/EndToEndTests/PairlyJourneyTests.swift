@@ -24,12 +24,29 @@ struct PairlyJourneyTests {
             }
             let a = try await signIn("Ana")
             let b = try await signIn("Bohdan")
+            // Ana has an iPhone, Bohdan an Android phone in Ukrainian.
+            let iphone = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            let android = "fcm-" + UUID().uuidString
+            #expect(try await stack.call(.PUT, "/v1/me/devices/iphone-1", token: a.accessToken,
+                                         json: #"{"platform":"ios","pushToken":"\#(iphone)","locale":"en-GB"}"#).status < 300)
+            #expect(try await stack.call(.PUT, "/v1/me/devices/pixel-1", token: b.accessToken,
+                                         json: #"{"platform":"android","pushToken":"\#(android)","locale":"uk"}"#).status < 300)
+            @Sendable func alerts() -> [String] {
+                stack.push.apnsRequests.compactMap { (($0.json?["aps"] as? [String: Any])?["alert"] as? [String: String])?["body"] }
+                    + stack.push.fcmRequests.compactMap { (($0.json?["message"] as? [String: Any])?["notification"] as? [String: String])?["body"] }
+            }
+            // The push worker learns of devices from identity's events (2 sign-ups, 2 renames, 2 devices): wait for them.
+            #expect(try await eventually { try await stack.pushWorkerIdentityEventsHandled() >= 6 })
             struct Invite: Decodable { var code: String }
             let invite = try await stack.call(.POST, "/v1/pairing/invites", token: a.accessToken)
             #expect(invite.status == 201)
             let code = try invite.json(Invite.self).code
             let joined = try await stack.call(.POST, "/v1/pairing/join", token: b.accessToken, json: #"{"code":"\#(code)"}"#)
             #expect(joined.status == 201, "\(joined.text)")
+            // Both are told by push: identity → lantern.jobs.push → push-worker → APNs / FCM.
+            #expect(try await eventually { alerts().count >= 2 })
+            #expect(alerts().contains("You and Bohdan are now connected. Send your first moment!"))
+            #expect(alerts().contains("Ви та Ana тепер пара. Надішліть перший момент!"))
 
             // media learns of the pairing from identity's events: the first upload may race it.
             let jpeg = try Self.fixture("with-exif.jpg")
@@ -40,6 +57,10 @@ struct PairlyJourneyTests {
             }
             #expect(uploaded.status == 201, "\(uploaded.text)")
 
+            // Bohdan's phone gets a silent push for the widget and a visible one.
+            #expect(try await eventually { alerts().contains("Ana надсилає вам момент.") })
+            #expect(stack.push.fcmRequests.contains { (($0.json?["message"] as? [String: Any])?["data"] as? [String: String])?["kind"] == "pairly.moment_shared"
+                && ($0.json?["message"] as? [String: Any])?["notification"] == nil })
             let photo = try await stack.call(.GET, "/v1/moments/current", token: b.accessToken)
             #expect(photo.status == 200)
             #expect(photo.headers.first(name: "Content-Type") == "image/jpeg")
@@ -60,6 +81,7 @@ struct PairlyJourneyTests {
             #expect(bad.status == 422 && bad.problemCode == "image_truncated")
 
             #expect(try await stack.call(.DELETE, "/v1/pairing", token: b.accessToken).status == 204)
+            #expect(try await eventually { alerts().contains("Bohdan is no longer paired with you. Your shared moments were removed.") })
             var gone = try await stack.call(.GET, "/v1/moments/current", token: b.accessToken)
             for _ in 0..<100 where gone.status == 200 {
                 try await Task.sleep(for: .milliseconds(50))

@@ -7,17 +7,22 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 
-/// The real executables (`identity`, `gateway`) started as processes on free ports, against the test PostgreSQL
-/// and Redis, driven only through the gateway — as an app would.
+/// The real executables (`identity`, `media`, `push-worker`, `gateway`) started as processes on free ports,
+/// against the test PostgreSQL and Redis, driven only through the gateway — as an app would. The push worker
+/// talks to fake APNs / FCM servers of this test process (`push`), over TLS and HTTP/2 like the real ones.
 final class Stack: @unchecked Sendable {
     let gateway: String
     let streams: StreamNames
+    let push: FakePushServices
+    /// The push worker's own HTTP port (health and metrics only; not routed by the gateway).
+    var pushWorker = ""
     let http = HTTPClient(eventLoopGroupProvider: .singleton)
     private var processes: [Process] = []
 
-    private init(gateway: String, streams: StreamNames) {
+    private init(gateway: String, streams: StreamNames, push: FakePushServices) {
         self.gateway = gateway
         self.streams = streams
+        self.push = push
     }
 
     static var binPath: URL {
@@ -27,14 +32,24 @@ final class Stack: @unchecked Sendable {
     }
 
     static func run(_ body: @Sendable (Stack) async throws -> Void) async throws {
+        let push = try await FakePushServices()
+        try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, body) }
+    }
+
+    private static func run(push: FakePushServices, pushURL: URL, _ body: @Sendable (Stack) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { databaseURL in
             let prefix = TestEnvironment.uniquePrefix()
-            let identityPort = try freePort(), mediaPort = try freePort(), gatewayPort = try freePort()
+            let identityPort = try freePort(), mediaPort = try freePort(), pushPort = try freePort(), gatewayPort = try freePort()
             let common = ["DATABASE_URL": databaseURL, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
                           "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "notice", "IDENTITY_URL": "http://127.0.0.1:\(identityPort)"]
             let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-e2e-\(prefix)")
             defer { try? FileManager.default.removeItem(at: storage) }
-            let stack = Stack(gateway: "http://127.0.0.1:\(gatewayPort)", streams: StreamNames(prefix: prefix))
+            try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
+            let keyFile = storage.appendingPathComponent("AuthKey.p8")
+            try push.apnsKeyPEM.write(to: keyFile, atomically: true, encoding: .utf8)
+            let accountFile = storage.appendingPathComponent("service-account.json")
+            try push.serviceAccountJSON(baseURL: pushURL).write(to: accountFile)
+            let stack = Stack(gateway: "http://127.0.0.1:\(gatewayPort)", streams: StreamNames(prefix: prefix), push: push)
             do {
                 // Pairly accounts come from Google in production; device accounts keep the journey self-contained.
                 try stack.start("identity", environment: common.merging(["HTTP_PORT": String(identityPort),
@@ -42,6 +57,13 @@ final class Stack: @unchecked Sendable {
                 try await stack.waitReady("http://127.0.0.1:\(identityPort)/health/ready", process: "identity")
                 try stack.start("media", environment: common.merging(["HTTP_PORT": String(mediaPort), "MEDIA_STORAGE_DIR": storage.path]) { $1 })
                 try await stack.waitReady("http://127.0.0.1:\(mediaPort)/health/ready", process: "media")
+                try stack.start("push-worker", environment: common.merging([
+                    "HTTP_PORT": String(pushPort), "APNS_KEY_FILE": keyFile.path, "APNS_KEY_ID": push.apnsKeyID, "APNS_TEAM_ID": push.teamID,
+                    "APNS_URL": pushURL.absoluteString, "FCM_SERVICE_ACCOUNT_FILE": accountFile.path, "FCM_URL": pushURL.absoluteString,
+                    "PUSH_TRUST_ROOTS_FILE": try push.tls.writeCA(to: storage),
+                ]) { $1 })
+                stack.pushWorker = "http://127.0.0.1:\(pushPort)"
+                try await stack.waitReady("\(stack.pushWorker)/health/ready", process: "push-worker")
                 try stack.start("gateway", environment: common.merging([
                     "HTTP_PORT": String(gatewayPort), "MEDIA_URL": "http://127.0.0.1:\(mediaPort)",
                 ]) { $1 })
@@ -98,6 +120,16 @@ final class Stack: @unchecked Sendable {
             FileHandle.standardError.write(Data("e2e: \(process.executableURL?.lastPathComponent ?? "?") did not stop within 10 s of SIGTERM; killing it\n".utf8))
             kill(process.processIdentifier, SIGKILL)
         }
+    }
+
+    /// How many identity events the push worker has handled (from its /metrics), to know its registry is current.
+    func pushWorkerIdentityEventsHandled() async throws -> Int {
+        let response = try await http.execute(HTTPClientRequest(url: pushWorker + "/metrics"), timeout: .seconds(5))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        let line = text.split(separator: "\n").first {
+            $0.hasPrefix("lantern_events_handled_total{") && $0.contains("\(streams.events("identity"))") && $0.contains("push-worker") && $0.contains("result=\"ok\"")
+        }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
     }
 
     struct Reply: Sendable {

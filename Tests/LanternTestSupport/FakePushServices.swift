@@ -67,7 +67,8 @@ public final class FakePushServices: Sendable {
         var oauth: [Received] = []
         var scripts: [String: [Reply]] = [:]
         var accessTokens: Set<String> = []
-        var providerTokens: Set<String> = []
+        /// Verified provider tokens and their `iat`.
+        var providerTokens: [String: Int] = [:]
         var rejectedAuth = 0
     }
 
@@ -155,17 +156,22 @@ public final class FakePushServices: Sendable {
         // Order of checks as APNs documents its errors.
         guard let auth = received.headers["authorization"], auth.hasPrefix("bearer ") else { return reply(.apns(403, "MissingProviderToken")) }
         let jwt = String(auth.dropFirst(7))
-        do {
-            let header = try JWTParserHeader(jwt)
-            guard header.alg == "ES256", header.kid == apnsKeyID else { return reply(.apns(403, "InvalidProviderToken")) }
-            let claims = try await apnsKeys.verify(jwt, as: ProviderClaims.self)
-            guard claims.iss == teamID else { return reply(.apns(403, "InvalidProviderToken")) }
-            if Date().timeIntervalSince1970 - Double(claims.iat) > 3600 { return reply(.apns(403, "ExpiredProviderToken")) }
-        } catch {
-            state.withLock { $0.rejectedAuth += 1 }
-            return reply(.apns(403, "InvalidProviderToken"))
+        // Like APNs, a token is verified once, then trusted until it is an hour old.
+        var issuedAt = state.withLock { $0.providerTokens[jwt] }
+        if issuedAt == nil {
+            do {
+                let header = try JWTParserHeader(jwt)
+                guard header.alg == "ES256", header.kid == apnsKeyID else { return reply(.apns(403, "InvalidProviderToken")) }
+                let claims = try await apnsKeys.verify(jwt, as: ProviderClaims.self)
+                guard claims.iss == teamID else { return reply(.apns(403, "InvalidProviderToken")) }
+                issuedAt = claims.iat
+                state.withLock { $0.providerTokens[jwt] = claims.iat }
+            } catch {
+                state.withLock { $0.rejectedAuth += 1 }
+                return reply(.apns(403, "InvalidProviderToken"))
+            }
         }
-        state.withLock { _ = $0.providerTokens.insert(jwt) }
+        if Date().timeIntervalSince1970 - Double(issuedAt ?? 0) > 3600 { return reply(.apns(403, "ExpiredProviderToken")) }
         guard let topic = received.headers["apns-topic"] else { return reply(.apns(400, "MissingTopic")) }
         guard topics.contains(topic) else { return reply(.apns(400, "TopicDisallowed")) }
         guard let type = received.headers["apns-push-type"], ["alert", "background"].contains(type) else { return reply(.apns(400, "InvalidPushType")) }

@@ -63,13 +63,13 @@ public func buildPushWorkerApplication(
         await migrated.wait()
         try await registry.handle(event)
     }
+    // A batch of jobs is sent at once, its requests multiplexed on the providers' HTTP/2 connections.
     var jobOptions = StreamConsumer.Options(stream: backbone.streams.jobs("push"), group: "push-worker", consumer: consumerName)
-    jobOptions.concurrency = configuration.concurrency
-    jobOptions.batchSize = min(configuration.concurrency, 512)
+    jobOptions.batchSize = configuration.concurrency
     // A new group starts at `0` (the default): jobs queued before the worker's first start are still delivered.
-    let jobs = StreamConsumer(endpoint: backbone.redisEndpoint, streams: backbone.streams, options: jobOptions, logger: logger) { job in
+    let jobs = StreamConsumer(endpoint: backbone.redisEndpoint, streams: backbone.streams, options: jobOptions, logger: logger) { (batch: [EventEnvelope]) in
         await migrated.wait()
-        try await dispatcher.handle(job)
+        return await dispatcher.handle(batch: batch)
     }
     let scheduler = RetryScheduler(queue: retries, dispatcher: dispatcher, registry: registry, clock: dependencies.clock, logger: logger)
 

@@ -26,6 +26,7 @@ public struct DeviceRegistry: Sendable {
         var platform: String
         var pushToken: String
         var locale: String?
+        var timeZone: String?
     }
     struct Removed: Decodable { var userId: UUID; var deviceId: String }
     struct Deleted: Decodable { var userId: UUID }
@@ -41,11 +42,11 @@ public struct DeviceRegistry: Sendable {
                 return
             }
             try await client.query("""
-                INSERT INTO push.devices (user_id, device_id, app, platform, push_token, locale, registered_at)
-                SELECT \(device.userId), \(device.deviceId), \(device.app), \(device.platform), \(device.pushToken), \(device.locale), \(at)
+                INSERT INTO push.devices (user_id, device_id, app, platform, push_token, locale, time_zone, registered_at)
+                SELECT \(device.userId), \(device.deviceId), \(device.app), \(device.platform), \(device.pushToken), \(device.locale), \(device.timeZone), \(at)
                 WHERE NOT EXISTS (SELECT 1 FROM push.deleted_users WHERE user_id = \(device.userId))
                 ON CONFLICT (user_id, device_id) DO UPDATE SET app = excluded.app, platform = excluded.platform,
-                    push_token = excluded.push_token, locale = excluded.locale, registered_at = excluded.registered_at
+                    push_token = excluded.push_token, locale = excluded.locale, time_zone = excluded.time_zone, registered_at = excluded.registered_at
                 WHERE push.devices.registered_at <= excluded.registered_at
                 """, logger: logger)
         case "device.removed":
@@ -71,6 +72,15 @@ public struct DeviceRegistry: Sendable {
         try await select(client.query("""
             SELECT user_id, device_id, app, platform, push_token, locale FROM push.devices WHERE user_id = \(userID) AND app = \(app)
             """, logger: logger))
+    }
+
+    /// Every registration of each of `users`, in one query (a batch of jobs).
+    public func devices(of users: [UUID]) async throws -> [UUID: [Device]] {
+        guard !users.isEmpty else { return [:] }
+        let found = try await select(client.query("""
+            SELECT user_id, device_id, app, platform, push_token, locale FROM push.devices WHERE user_id = ANY(\(users))
+            """, logger: logger))
+        return Dictionary(grouping: found, by: \.userID)
     }
 
     public func device(of userID: UUID, id deviceID: String) async throws -> Device? {

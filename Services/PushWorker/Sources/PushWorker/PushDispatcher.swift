@@ -8,7 +8,7 @@ import Metrics
 
 /// Turns a `push.requested` job into one notification per registered device, sends each through its platform's
 /// provider, and acts on the answer: dead tokens leave the registry, 429/5xx/network errors are retried with
-/// exponential backoff and full jitter (never sooner than the provider's `Retry-After`), and what cannot succeed
+/// exponential backoff and jitter (never sooner than the provider's `Retry-After`), and what cannot succeed
 /// goes to the dead-letter stream `lantern.dlq.jobs.push` with the device and the reason.
 public struct PushDispatcher: Sendable {
     public struct Policy: Sendable {
@@ -35,39 +35,62 @@ public struct PushDispatcher: Sendable {
 
     var jobsStream: String { streams.jobs("push") }
 
-    /// Handles one job from `lantern.jobs.push`. Throws only when the job must be redelivered (the registry or
-    /// Redis unreachable); a malformed job is dead-lettered, not retried.
-    public func handle(_ job: EventEnvelope) async throws {
-        guard job.type == PushRequest.eventType else {
-            await deadLetter(job: job, device: nil, attempt: 1, reason: "unknown job type \(job.type)")
-            return
-        }
-        let request: PushRequest
-        let userID: UUID
-        do {
-            request = try job.payload(as: PushRequest.self)
-            userID = try validate(request)
-        } catch {
-            await deadLetter(job: job, device: nil, attempt: 1, reason: "invalid push request: \(error)")
-            return
-        }
-        // A job redelivered after its devices were served (crash before XACK) is not sent twice.
-        let sentKey = "\(streams.prefix).push.sent.\(job.id.lowercased)"
-        if try await redis.send(["EXISTS", sentKey]).int == 1 { return }
-        let devices = try await registry.devices(of: userID, app: request.app)
-        if devices.isEmpty {
-            Counter(label: "lantern_push_jobs_without_devices_total", dimensions: [("kind", request.kind)]).increment()
-        }
-        let stored = await withTaskGroup(of: Bool.self) { group in
-            for device in devices {
-                group.addTask { await deliver(request, jobID: job.id, to: device, attempt: 1) }
+    /// Handles a batch of jobs from `lantern.jobs.push` with one registry query and one Redis pipeline each for
+    /// the sent markers; says per job whether it is done (false: the registry or Redis was unreachable, so the
+    /// job stays pending and comes back). Malformed jobs are dead-lettered, not retried.
+    public func handle(batch jobs: [EventEnvelope]) async -> [Bool] {
+        var done = Array(repeating: true, count: jobs.count)
+        var valid: [(index: Int, job: EventEnvelope, request: PushRequest, user: UUID)] = []
+        for (index, job) in jobs.enumerated() {
+            guard job.type == PushRequest.eventType else {
+                await deadLetter(job: job, device: nil, attempt: 1, reason: "unknown job type \(job.type)")
+                continue
             }
-            return await group.reduce(true) { $0 && $1 }
+            do {
+                let request = try job.payload(as: PushRequest.self)
+                valid.append((index, job, request, try validate(request)))
+            } catch {
+                await deadLetter(job: job, device: nil, attempt: 1, reason: "invalid push request: \(error)")
+            }
+        }
+        guard !valid.isEmpty else { return done }
+        // A job redelivered after its devices were served (crash before XACK) is not sent twice.
+        let devices: [UUID: [Device]]
+        do {
+            let sent = try await redis.pipeline(valid.map { ["EXISTS", sentKey($0.job.id)] })
+            valid = zip(valid, sent).filter { (try? $0.1.get().int) != 1 }.map(\.0)
+            devices = try await registry.devices(of: Array(Set(valid.map(\.user))))
+        } catch {
+            logger.warning("push batch postponed", metadata: ["jobs": "\(valid.count)", "error": "\(error)"])
+            for item in valid { done[item.index] = false }
+            return done
+        }
+        let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+            for item in valid {
+                let targets = (devices[item.user] ?? []).filter { $0.app == item.request.app }
+                if targets.isEmpty {
+                    Counter(label: "lantern_push_jobs_without_devices_total", dimensions: [("kind", item.request.kind)]).increment()
+                }
+                for device in targets {
+                    group.addTask { (item.index, await deliver(item.request, jobID: item.job.id, to: device, attempt: 1)) }
+                }
+            }
+            var outcomes: [Int: Bool] = [:]
+            for await (index, stored) in group { outcomes[index] = (outcomes[index] ?? true) && stored }
+            return outcomes
         }
         // A retry that could not be stored means Redis is away: let the job come back rather than lose it.
-        guard stored else { throw RedisError.unexpectedReply("retry not stored") }
-        try await redis.send(["SET", sentKey, "1", "EX", String(7 * 86_400)])
+        for (index, stored) in outcomes where !stored { done[index] = false }
+        let finished = valid.filter { done[$0.index] }
+        do {
+            _ = try await redis.pipeline(finished.map { ["SET", sentKey($0.job.id), "1", "EX", String(7 * 86_400)] })
+        } catch {
+            logger.warning("sent markers not stored", metadata: ["error": "\(error)"])
+        }
+        return done
     }
+
+    func sentKey(_ jobID: UUID) -> String { "\(streams.prefix).push.sent.\(jobID.lowercased)" }
 
     /// One attempt for one device. Returns false when a needed retry could not be stored.
     func deliver(_ request: PushRequest, jobID: UUID, to device: Device, attempt: Int) async -> Bool {
@@ -117,7 +140,8 @@ public struct PushDispatcher: Sendable {
         }
     }
 
-    /// Full jitter over an exponential ceiling (base × 2^(attempt-1), capped), and never before `Retry-After`.
+    /// "Equal jitter": a random delay between half and all of an exponential ceiling (base × 2^(attempt-1), capped),
+    /// so retries of many devices spread out but none comes back at once; never before `Retry-After`.
     func backoff(attempt: Int, retryAfter: Duration?) -> Duration {
         let ceiling = min(policy.retryMax.seconds, policy.retryBase.seconds * pow(2, Double(attempt - 1)))
         let jittered = Double.random(in: ceiling / 2...max(ceiling / 2, ceiling))

@@ -29,7 +29,7 @@ public struct PushWorkerConfiguration: Sendable {
     public var fcm: FCM?
     /// PEM file of extra certificate authorities trusted for APNs/FCM/OAuth (a TLS-inspecting proxy, tests).
     public var trustRootsFile: String?
-    /// Jobs handled at once; with HTTP/2 they share one connection per provider.
+    /// Jobs read and sent per batch; with HTTP/2 their requests share one connection per provider.
     public var concurrency: Int
     /// Attempts per device before a notification is dead-lettered.
     public var maxAttempts: Int
@@ -43,7 +43,7 @@ public struct PushWorkerConfiguration: Sendable {
         redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
         streamPrefix = settings.string("stream.prefix", default: "lantern")
         trustRootsFile = settings.string("push.trust.roots.file")
-        concurrency = try settings.int("push.concurrency", default: 256, range: 1...4096)
+        concurrency = try settings.int("push.concurrency", default: 512, range: 1...2048)
         maxAttempts = try settings.int("push.max.attempts", default: 6, range: 1...20)
         retryBase = .milliseconds(Int(try settings.seconds("push.retry.base.seconds", default: 1, range: 0.01...60) * 1000))
         retryMax = .milliseconds(Int(try settings.seconds("push.retry.max.seconds", default: 600, range: 0.01...86_400) * 1000))
