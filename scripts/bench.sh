@@ -14,6 +14,9 @@ REDIS_PORT="${LANTERN_BENCH_REDIS_PORT:-63809}"
 DURATION="${BENCH_DURATION:-15s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-64}"
 OUT="$STATE/bench/results.txt"
+# BENCH_ONLY=realtime,push runs only those parts (http, bus, realtime, push); all by default.
+ONLY=",${BENCH_ONLY:-http,bus,realtime,push},"
+part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
 start_postgres bench "$PG_PORT" "-c fsync=off -c synchronous_commit=off"
@@ -69,6 +72,7 @@ run_wrk() {
   non2xx=$(awk '/Non-2xx/ {print $4}' "$STATE/bench/wrk-$name.txt")
   echo "http.$name rps=$rps p50=$p50 p99=$p99 non2xx=${non2xx:-0}" | tee -a "$OUT"
 }
+if part http; then
 # Warm-up, then the measured runs.
 wrk -t1 -c8 -d3s -s "$ROOT/scripts/bench/bearer.lua" http://127.0.0.1:18080/v1/me > /dev/null
 run_wrk identity-direct http://127.0.0.1:18081/v1/me
@@ -76,17 +80,24 @@ run_wrk gateway http://127.0.0.1:18080/v1/me
 # Unloaded latency (one connection): what the gateway hop itself adds.
 run_wrk identity-direct-1conn http://127.0.0.1:18081/v1/me 1
 run_wrk gateway-1conn http://127.0.0.1:18080/v1/me 1
+fi
 
+if part bus; then
 say "event bus"
 "$BIN/lantern-bench" bus --redis "redis://127.0.0.1:$REDIS_PORT/0" | tee -a "$OUT"
+fi
 
+if part realtime; then
 say "Pairly real-time: upload → WebSocket at 50 uploads/s, then ${BENCH_IDLE_SOCKETS:-5000} idle WebSockets"
 "$BIN/lantern-bench" realtime --gateway http://127.0.0.1:18080 --image "$ROOT/Tests/ImageSanitizerTests/Fixtures/with-exif.jpg" \
   --rate 50 --seconds 10 --idle "${BENCH_IDLE_SOCKETS:-5000}" --gateway-pid "$GATEWAY_PID" | tee -a "$OUT"
+fi
 
+if part push; then
 say "push-worker → fake APNs over HTTP/2"
 "$BIN/lantern-bench" push --worker "$BIN/push-worker" --database-url "$DATABASE_URL" --redis "$REDIS_URL" \
   --users "${BENCH_PUSH_USERS:-1000}" --jobs "${BENCH_PUSH_JOBS:-20000}" | tee -a "$OUT"
+fi
 
 "$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
 say "results in $OUT"

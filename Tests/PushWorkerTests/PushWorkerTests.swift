@@ -1,8 +1,10 @@
+import Crypto
 import Foundation
+import JWTKit
 import LanternCore
 import LanternEvents
 import LanternTestSupport
-import PushWorker
+@testable import PushWorker
 import Testing
 
 @Suite("push-worker against fake APNs / FCM")
@@ -218,5 +220,72 @@ struct PushCatalogueTests {
         #expect(variable(["APNS_TOPICS": "pairly"]) == "APNS_TOPICS")
         #expect(variable(["FCM_SERVICE_ACCOUNT_FILE": "/nonexistent.json"]) == "FCM_SERVICE_ACCOUNT_FILE")
         #expect(variable(["PUSH_MAX_ATTEMPTS": "0"]) == "PUSH_MAX_ATTEMPTS")
+    }
+}
+
+@Suite("push providers in detail")
+struct PushProviderDetailTests {
+    @Test("the APNs provider token is reused for 50 minutes, then signed anew; invalidation forces a new one")
+    func providerTokenLifetime() async throws {
+        let time = ManualTime()
+        let key = P256.Signing.PrivateKey()
+        let signer = try APNsTokenSigner(privateKeyPEM: key.pemRepresentation, keyID: "KEY1234567", teamID: "TEAM123456", clock: .manual(time))
+        let first = try await signer.token()
+        time.advance(by: 49 * 60)
+        #expect(try await signer.token() == first)
+        time.advance(by: 2 * 60)
+        let second = try await signer.token()
+        #expect(second != first)
+        await signer.invalidate(second)
+        #expect(try await signer.token() != second)
+        // What APNs checks: ES256 over header.claims with our key, kid and iss.
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: try ES256PublicKey(pem: key.publicKey.pemRepresentation), kid: "KEY1234567")
+        struct Claims: JWTPayload { var iss: String; var iat: Int; func verify(using algorithm: some JWTAlgorithm) async throws {} }
+        let third = try await signer.token()
+        let claims = try await keys.verify(third, as: Claims.self)
+        #expect(claims.iss == "TEAM123456" && claims.iat == Int(time.now.timeIntervalSince1970))
+    }
+
+    @Test("an alert too big for APNs' 4 KB gets a shortened body; the payload stays valid JSON")
+    func payloadLimit() throws {
+        let long = RenderedNotification(id: UUID(), kind: "pairly.moment_shared", delivery: .alert, title: "New moment",
+                                        body: String(repeating: "Дуже довгий текст ", count: 400), collapseKey: nil, ttlSeconds: 60,
+                                        expiresAt: Date(), data: ["momentId": UUID().uuidString])
+        let payload = try APNsProvider.payload(long)
+        #expect(payload.count <= APNsProvider.maxPayloadBytes)
+        let json = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+        let body = try #require(((json["aps"] as? [String: Any])?["alert"] as? [String: String])?["body"])
+        #expect(body.hasSuffix("…") && body.count > 100)
+        var huge = long
+        huge.delivery = .background
+        huge.data = ["blob": String(repeating: "x", count: 5000)]
+        #expect(throws: (any Error).self) { try APNsProvider.payload(huge) }
+    }
+
+    @Test("APNs ExpiredProviderToken: the worker signs a new token and the same request succeeds")
+    func expiredProviderToken() async throws {
+        try await PushHarness.run { h in
+            let user = UUID()
+            let token = PushHarness.apnsToken()
+            try await h.register(user, device: "iphone", platform: "ios", token: token)
+            h.fake.script(token: token, [.apns(403, "ExpiredProviderToken")])
+            try await h.push(.newMoment(to: user))
+            #expect(try await eventually { h.fake.apnsRequests.count == 2 })
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(h.fake.apnsRequests.count == 2)
+            #expect(try await h.deadLetters().isEmpty)
+            #expect(try await h.deviceCount(user) == 1)
+        }
+    }
+
+    @Test("Retry-After as seconds or an HTTP date")
+    func retryAfterParsing() {
+        #expect(retryAfter("120") == .seconds(120))
+        #expect(retryAfter(nil) == nil && retryAfter("soon") == nil)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        // 1_800_000_000 is Fri, 15 Jan 2027 08:00:00 GMT.
+        #expect(retryAfter("Fri, 15 Jan 2027 08:00:30 GMT", now: now) == .seconds(30))
+        #expect(retryAfter("Thu, 01 Jan 1970 00:00:00 GMT", now: now) == .zero)
     }
 }

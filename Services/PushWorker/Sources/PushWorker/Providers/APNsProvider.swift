@@ -108,8 +108,9 @@ public struct APNsProvider: PushProvider {
         var body = n.body
         var data = try encode(body: body)
         while data.count > maxPayloadBytes {
-            guard let current = body, current.count > 1 else { throw PayloadTooLarge(bytes: data.count) }
-            body = String(current.prefix(current.count * 3 / 4)) + "…"
+            // Only an alert's body may give way, and only while it keeps getting shorter.
+            guard n.delivery == .alert, let current = body, current.count > 8 else { throw PayloadTooLarge(bytes: data.count) }
+            body = String(current.prefix(current.count * 3 / 4 - 1)) + "…"
             data = try encode(body: body)
         }
         return data
