@@ -32,6 +32,7 @@ let package = Package(
         .executable(name: "identity", targets: ["identity"]),
         .executable(name: "media", targets: ["media"]),
         .executable(name: "push-worker", targets: ["push-worker"]),
+        .executable(name: "astrology", targets: ["astrology"]),
         .executable(name: "lantern-bench", targets: ["lantern-bench"]),
     ],
     dependencies: [
@@ -79,6 +80,12 @@ let package = Package(
         .target(name: "PushWorker", dependencies: ["LanternService", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", hummingbird, postgres, jwt, crypto, httpClient, nioSSL, nioPosix, nioCore, nioFoundation, lifecycle, logging, metrics], path: "Services/PushWorker/Sources/PushWorker", resources: [.copy("Migrations"), .copy("Catalogue")], swiftSettings: strict),
         .executableTarget(name: "push-worker", dependencies: ["PushWorker", "LanternHTTP"], path: "Services/PushWorker/Sources/push-worker", swiftSettings: strict),
 
+        // Astrology links the Swiss Ephemeris (AGPL-3.0): these targets, and only these, are under Services/Astrology/LICENSE.
+        .systemLibrary(name: "CSwissEph", path: "Services/Astrology/Sources/CSwissEph", providers: [.apt(["libswe-dev"])]),
+        .target(name: "Ephemeris", dependencies: ["CSwissEph", nioPosix], path: "Services/Astrology/Sources/Ephemeris", swiftSettings: strict),
+        .target(name: "AstrologyService", dependencies: ["Ephemeris", "LanternCore", "LanternHTTP", "LanternTokens", hummingbird, crypto, httpClient, lifecycle, logging], path: "Services/Astrology/Sources/AstrologyService", swiftSettings: strict),
+        .executableTarget(name: "astrology", dependencies: ["AstrologyService", "LanternHTTP"], path: "Services/Astrology/Sources/astrology", swiftSettings: strict),
+
         // MARK: Tools
         .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", "LanternTestSupport", lifecycle, logging, httpClient, nioCore, nioFoundation, .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"), .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
 
@@ -91,7 +98,8 @@ let package = Package(
         .testTarget(name: "ImageSanitizerTests", dependencies: ["ImageSanitizer"], path: "Tests/ImageSanitizerTests", resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MediaServiceTests", dependencies: ["MediaService", "LanternTestSupport", hummingbirdTesting, postgres], path: "Tests/MediaServiceTests", swiftSettings: strict),
         .testTarget(name: "PushWorkerTests", dependencies: ["PushWorker", "LanternTestSupport", "LanternEvents", "LanternRedis", hummingbird, jwt, crypto, postgres, httpClient, nioSSL], path: "Tests/PushWorkerTests", swiftSettings: strict),
-        .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "MediaService", "PushWorker", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),
+        .testTarget(name: "AstrologyServiceTests", dependencies: ["AstrologyService", "Ephemeris", "LanternTestSupport", hummingbirdTesting, "LanternCore"], path: "Services/Astrology/Tests/AstrologyServiceTests", swiftSettings: strict),
+        .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "MediaService", "PushWorker", "AstrologyService", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["LanternTestSupport", "LanternEvents", httpClient], path: "Tests/EndToEndTests", swiftSettings: strict),
     ]
 )

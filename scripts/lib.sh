@@ -20,6 +20,10 @@ ensure_packages() {
   command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
   command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
   [ -f /usr/include/hiredis/hiredis.h ] || missing+=(libhiredis-dev)
+  # astrology: the Swiss Ephemeris library, its data files (1800–2399) and swetest (the tests' reference).
+  [ -f /usr/include/swephexp.h ] || missing+=(libswe-dev)
+  [ -f /usr/share/libswe/ephe/sepl_18.se1 ] || missing+=(swe-basic-data)
+  command -v swetest >/dev/null 2>&1 || missing+=(swetest)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
   if [ "${1:-}" = "--bench" ]; then command -v wrk >/dev/null 2>&1 || missing+=(wrk); fi

@@ -4,6 +4,7 @@
 LANTERN_SERVICES=(
   "identity 8081"
   "media 8082"
+  "astrology 8083"
   "push-worker 8087"
   "gateway 8080"
 )

@@ -2,6 +2,7 @@ import Foundation
 import GatewayService
 import IdentityService
 import MediaService
+import AstrologyService
 import PushWorker
 import LanternCore
 import Testing
@@ -22,7 +23,10 @@ struct ComposeTests {
         _ = try MediaConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: media))
         let push = VariableRecorder()
         _ = try PushWorkerConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: push))
-        return ["identity": identity.variables, "gateway": gateway.variables, "media": media.variables, "push-worker": push.variables]
+        let astrology = VariableRecorder()
+        _ = try AstrologyConfiguration(settings: .fixed([:], recorder: astrology))
+        return ["identity": identity.variables, "gateway": gateway.variables, "media": media.variables, "push-worker": push.variables,
+                "astrology": astrology.variables]
     }
 
     @Test("every executable in Package.swift has a compose service built from infra/Dockerfile")
@@ -30,7 +34,7 @@ struct ComposeTests {
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let executables = manifest.matches(of: /\.executable\(name: "([a-z-]+)"/).map { String($0.1) }.filter { $0 != "lantern-bench" }
         let compose = try Compose.load(Self.root.appendingPathComponent("docker-compose.yml"))
-        #expect(Set(executables) == ["identity", "media", "push-worker", "gateway"])
+        #expect(Set(executables) == ["identity", "media", "astrology", "push-worker", "gateway"])
         for name in executables {
             let service = try #require(compose.services[name], "no compose service for \(name)")
             #expect(service.dockerfile == "infra/Dockerfile" && service.buildArgs["SERVICE"] == name, "\(name)")
@@ -45,7 +49,7 @@ struct ComposeTests {
         let read = try Self.variablesRead()
         let required: [String: Set<String>] = ["identity": ["DATABASE_URL", "REDIS_URL"], "gateway": ["REDIS_URL", "IDENTITY_URL", "MEDIA_URL"],
                                                "media": ["DATABASE_URL", "REDIS_URL", "IDENTITY_URL", "MEDIA_STORAGE_DIR"],
-                                               "push-worker": ["DATABASE_URL", "REDIS_URL"]]
+                                               "push-worker": ["DATABASE_URL", "REDIS_URL"], "astrology": ["IDENTITY_URL"]]
         for (name, variables) in read {
             let environment = Set(compose.services[name]?.environment.keys.map { $0 } ?? [])
             #expect(environment.subtracting(variables).isEmpty, "\(name) sets variables it never reads: \(environment.subtracting(variables).sorted())")
@@ -56,7 +60,7 @@ struct ComposeTests {
     @Test("the Kubernetes manifests use variables the executables read")
     func kubernetesVariables() throws {
         let read = try Self.variablesRead()
-        for name in ["identity", "media", "push-worker", "gateway"] {
+        for name in ["identity", "media", "astrology", "push-worker", "gateway"] {
             let text = try String(contentsOf: Self.root.appendingPathComponent("infra/k8s/\(name).yaml"), encoding: .utf8)
             let names = Set(text.matches(of: /name: ([A-Z][A-Z0-9_]+)/).map { String($0.1) })
             #expect(!names.isEmpty)

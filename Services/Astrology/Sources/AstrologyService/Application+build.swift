@@ -1,0 +1,46 @@
+import Crypto
+import Ephemeris
+import Foundation
+import Hummingbird
+import LanternCore
+import LanternHTTP
+import LanternTokens
+import Logging
+import ServiceLifecycle
+
+/// Builds the `astrology` application: natal charts from the Swiss Ephemeris. The only executable that links
+/// the (AGPL-3.0) library; other services ask it over HTTP.
+public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, clock: WallClock = .system,
+                                      logger: Logger? = nil) async throws -> some ApplicationProtocol {
+    let logger = configuration.process.logger(logger)
+    let ephemeris = SwissEphemeris(dataPath: configuration.ephemerisPath)
+    if !FileManager.default.fileExists(atPath: configuration.ephemerisPath + "/sepl_18.se1") {
+        logger.warning("Swiss Ephemeris files not found; charts use the Moshier theory", metadata: ["path": "\(configuration.ephemerisPath)"])
+    }
+    let keySet = RemoteKeySet(url: configuration.identityURL.appendingPathComponent(".well-known/jwks.json").absoluteString,
+                              httpClient: .shared, maxAge: .seconds(600), logger: logger)
+    let requireAuth = RequireAccessToken(verifier: AccessTokenVerifier(keySet: keySet, clock: clock))
+
+    var readiness = ReadinessChecks()
+    readiness.add("ephemeris") {
+        _ = try await ephemeris.compute { try $0.position(of: .sun, julianDayUT: 2_451_545) }
+    }
+    let router = ServiceRouter.make(readiness: readiness)
+    ChartsController(ephemeris: ephemeris, fingerprintKey: SymmetricKey(data: Data(configuration.fingerprintKey.utf8)))
+        .addRoutes(to: router, requireAuth: requireAuth)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-astrology"),
+        services: [EphemerisLifecycle(ephemeris: ephemeris)],
+        logger: logger
+    )
+}
+
+/// Stops the ephemeris thread after the server.
+struct EphemerisLifecycle: Service {
+    let ephemeris: SwissEphemeris
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await ephemeris.shutdown()
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import LanternCore
+
+/// Everything `astrology` reads at start-up (see docs/configuration.md).
+public struct AstrologyConfiguration: Sendable {
+    public var process: ProcessSettings
+    public var identityURL: URL
+    /// Folder of the Swiss Ephemeris data files; without them the library computes with Moshier's theory.
+    public var ephemerisPath: String
+    /// Key of the chart fingerprint (HMAC-SHA256): fingerprints key purchases and reports, so keep it stable.
+    public var fingerprintKey: String
+
+    /// Used when `CHART_FINGERPRINT_KEY` is unset, so the stack runs out of the box; deployments set their own.
+    public static let developmentFingerprintKey = "lantern-development-chart-fingerprint-key"
+
+    public init(settings: Settings) throws {
+        process = try ProcessSettings(serviceName: "astrology", settings: settings, defaultPort: DefaultPort.astrology)
+        identityURL = try settings.url("identity.url", default: "http://127.0.0.1:\(DefaultPort.identity)", schemes: ["http", "https"])
+        ephemerisPath = settings.string("swiss.ephemeris.path", default: "/usr/share/libswe/ephe")
+        fingerprintKey = settings.string("chart.fingerprint.key", default: Self.developmentFingerprintKey)
+        guard fingerprintKey.utf8.count >= 16 else {
+            throw ConfigurationError(variable: "CHART_FINGERPRINT_KEY", message: "must be at least 16 bytes")
+        }
+    }
+}

@@ -1,0 +1,5 @@
+import AstrologyService
+import LanternHTTP
+
+// astrology: natal charts (Swiss Ephemeris, AGPL-3.0 — see Services/Astrology/LICENSE). Configuration: docs/configuration.md.
+await ServiceMain.run("astrology") { try await buildAstrologyApplication(AstrologyConfiguration(settings: $0)) }

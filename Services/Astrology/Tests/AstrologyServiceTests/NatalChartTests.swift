@@ -1,0 +1,187 @@
+@testable import AstrologyService
+import Ephemeris
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LanternCore
+import LanternTestSupport
+import NIOCore
+import Testing
+
+/// The service through its router, with a fake identity issuing tokens.
+struct AstrologyHarness {
+    let client: any TestClientProtocol
+    let token: String
+
+    static func run(_ body: @Sendable (AstrologyHarness) async throws -> Void) async throws {
+        let identity = try await FakeIdentity()
+        try await identity.serve { url in
+            let settings = Settings.fixed(["IDENTITY_URL": url.absoluteString, "LOG_LEVEL": "warning"])
+            let app = try await buildAstrologyApplication(try AstrologyConfiguration(settings: settings), logger: TestEnvironment.logger)
+            let token = try await identity.token(app: .astrosvitla)
+            try await app.test(.router) { client in try await body(AstrologyHarness(client: client, token: token)) }
+        }
+    }
+
+    func natal(_ json: String) async throws -> TestResponse {
+        try await client.execute(uri: "/v1/astrology/charts/natal", method: .post,
+                                 headers: [.authorization: "Bearer \(token)", .contentType: "application/json"], body: ByteBuffer(string: json))
+    }
+}
+
+extension TestResponse {
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:] }
+    var invalidFields: [String] { (json["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String } }
+}
+
+@Suite("natal charts")
+struct NatalChartTests {
+    @Test("the spec's scenario, Kyiv 1990-04-15 14:30: UTC through the tz database, planets as swetest has them, houses, aspects")
+    func kyiv() async throws {
+        try await AstrologyHarness.run { h in
+            let response = try await h.natal(#"{"date":"1990-04-15","time":"14:30","place":{"latitude":50.4501,"longitude":30.5234,"timeZone":"Europe/Kyiv"}}"#)
+            #expect(response.status == .ok, "\(String(buffer: response.body))")
+            let json = response.json
+            #expect(json["ephemeris"] as? String == "swiss")
+            let birth = try #require(json["birth"] as? [String: Any])
+            // April 1990: Kyiv was on Moscow summer time, UTC+4.
+            #expect(birth["utcOffset"] as? String == "+04:00")
+            #expect((birth["utc"] as? String)?.hasPrefix("1990-04-15T10:30:00") == true)
+            let jd = try #require(birth["julianDayUT"] as? Double)
+            let planets = try #require(json["planets"] as? [[String: Any]])
+            #expect(planets.count == 10)
+            let rows = try EphemerisTests.swetest(["-bj\(jd)", "-ut", "-p0123456789", "-fPl"])
+            for (planet, row) in zip(planets, rows) {
+                let lon = try #require(planet["longitude"] as? Double)
+                #expect(abs(lon - (Double(row[1]) ?? .nan)) * 3600 < 1, "\(planet["body"] ?? "?")")
+                let sign = ZodiacSign.allCases[Int(lon / 30)].rawValue
+                #expect(planet["sign"] as? String == sign)
+                #expect(abs((planet["degreeInSign"] as? Double ?? -1) - lon.truncatingRemainder(dividingBy: 30)) < 1e-9)
+                #expect((planet["retrograde"] as? Bool) == ((planet["speed"] as? Double ?? 0) < 0))
+                #expect((1...12).contains(planet["house"] as? Int ?? 0))
+            }
+            #expect(planets.first?["sign"] as? String == "aries")
+            let houses = try #require(json["houses"] as? [String: Any])
+            #expect(houses["system"] as? String == "placidus" && houses["reliable"] as? Bool == true)
+            #expect((houses["cusps"] as? [Double])?.count == 12)
+            let aspects = try #require(json["aspects"] as? [[String: Any]])
+            #expect(!aspects.isEmpty)
+            for aspect in aspects {
+                #expect((aspect["orb"] as? Double ?? 99) <= 8)
+            }
+            #expect((json["fingerprint"] as? String)?.count == 64)
+            #expect((json["warnings"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("unknown time: local noon, houses unreliable, said in a warning; the same data gives the same fingerprint")
+    func unknownTime() async throws {
+        try await AstrologyHarness.run { h in
+            let body = #"{"date":"1985-07-01","time":null,"place":{"latitude":49.8397,"longitude":24.0297,"timeZone":"Europe/Kyiv"}}"#
+            let first = try await h.natal(body).json
+            let second = try await h.natal(body).json
+            #expect((first["birth"] as? [String: Any])?["localDateTime"] as? String == "1985-07-01T12:00")
+            #expect((first["birth"] as? [String: Any])?["timeKnown"] as? Bool == false)
+            #expect((first["houses"] as? [String: Any])?["reliable"] as? Bool == false)
+            #expect((first["warnings"] as? [[String: Any]])?.first?["code"] as? String == "time_unknown")
+            #expect(first["fingerprint"] as? String == second["fingerprint"] as? String)
+            let other = try await h.natal(#"{"date":"1985-07-01","time":"12:00","place":{"latitude":49.8397,"longitude":24.0297,"timeZone":"Europe/Kyiv"}}"#).json
+            #expect(other["fingerprint"] as? String != first["fingerprint"] as? String)
+        }
+    }
+
+    @Test("a local time in the spring-forward gap is a 422 saying so; one in the fall-back overlap takes the earlier unless told")
+    func daylightSaving() async throws {
+        try await AstrologyHarness.run { h in
+            let gap = try await h.natal(#"{"date":"2021-03-28","time":"03:30","place":{"latitude":50.45,"longitude":30.52,"timeZone":"Europe/Kyiv"}}"#)
+            #expect(gap.status == .unprocessableContent)
+            #expect(gap.json["code"] as? String == "nonexistent_local_time" && gap.invalidFields == ["time"])
+
+            let overlap = #"{"date":"2021-10-31","time":"03:30","place":{"latitude":50.45,"longitude":30.52,"timeZone":"Europe/Kyiv"}"#
+            let earlier = try await h.natal(overlap + "}").json
+            #expect((earlier["birth"] as? [String: Any])?["utcOffset"] as? String == "+03:00")
+            #expect((earlier["warnings"] as? [[String: Any]])?.first?["code"] as? String == "ambiguous_local_time")
+            let later = try await h.natal(overlap + #","fold":"later"}"#).json
+            #expect((later["birth"] as? [String: Any])?["utcOffset"] as? String == "+02:00")
+        }
+    }
+
+    @Test("every bad input is a 422 naming its field; no token is a 401")
+    func badInput() async throws {
+        try await AstrologyHarness.run { h in
+            let cases: [(String, [String])] = [
+                (#"{"date":"1899-12-31","time":"10:00","place":{"latitude":50,"longitude":30,"timeZone":"Europe/Kyiv"}}"#, ["date"]),
+                (#"{"date":"2023-02-30","time":"10:00","place":{"latitude":50,"longitude":30,"timeZone":"Europe/Kyiv"}}"#, ["date"]),
+                (#"{"date":"2101-01-01","time":"25:61","place":{"latitude":50,"longitude":30,"timeZone":"Europe/Kyiv"}}"#, ["date", "time"]),
+                (#"{"date":"2000-01-01","time":"10:00","place":{"latitude":91,"longitude":-181,"timeZone":"Mars/Olympus"}}"#, ["place.latitude", "place.longitude", "place.timeZone"]),
+                (#"{"date":"2000-01-01","time":"10:00"}"#, ["place"]),
+                (#"{"date":"2000-01-01","time":"10:00","place":{"latitude":50,"longitude":30,"timeZone":"UTC"},"fold":"middle","orbs":{"quincunx":2,"trine":40}}"#, ["fold", "orbs.quincunx", "orbs.trine"]),
+            ]
+            for (body, fields) in cases {
+                let response = try await h.natal(body)
+                #expect(response.status == .unprocessableContent, "\(body)")
+                #expect(Set(response.invalidFields) == Set(fields), "\(body): \(response.invalidFields)")
+            }
+            let wrongType = try await h.natal(#"{"date":19900415}"#)
+            #expect(wrongType.status.code >= 400 && wrongType.status.code < 500)
+            let anonymous = try await h.client.execute(uri: "/v1/astrology/charts/natal", method: .post, body: ByteBuffer(string: "{}"))
+            #expect(anonymous.status == .unauthorized)
+        }
+    }
+
+    @Test("above the polar circle the chart still comes, with Porphyry houses and a warning")
+    func polarChart() async throws {
+        try await AstrologyHarness.run { h in
+            let response = try await h.natal(#"{"date":"1990-12-21","time":"12:00","place":{"latitude":78.2232,"longitude":15.6267,"timeZone":"Arctic/Longyearbyen"}}"#)
+            #expect(response.status == .ok)
+            #expect((response.json["houses"] as? [String: Any])?["system"] as? String == "porphyry")
+            #expect((response.json["warnings"] as? [[String: Any]])?.contains { $0["code"] as? String == "placidus_undefined" } == true)
+        }
+    }
+}
+
+@Suite("birth time resolution")
+struct BirthMomentTests {
+    func moment(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ mi: Int, _ zone: String) -> BirthMoment {
+        BirthMoment(year: y, month: m, day: d, hour: h, minute: mi, timeKnown: true, timeZone: TimeZone(identifier: zone)!)
+    }
+
+    @Test("historical offsets: local mean time before 1924 in Kyiv, far-east and far-west zones, midnight")
+    func offsets() throws {
+        #expect(try moment(1900, 1, 1, 0, 0, "Europe/Kyiv").resolve(fold: nil).offsetSeconds == 7324)  // LMT +2:02:04
+        #expect(try moment(2020, 6, 1, 0, 0, "Pacific/Kiritimati").resolve(fold: nil).offsetSeconds == 14 * 3600)
+        #expect(try moment(2020, 6, 1, 23, 59, "Pacific/Pago_Pago").resolve(fold: nil).offsetSeconds == -11 * 3600)
+        let midnight = try moment(2000, 1, 1, 0, 0, "Asia/Tokyo").resolve(fold: nil)
+        #expect(midnight.utc == ISO8601DateFormatter().date(from: "1999-12-31T15:00:00Z"))
+    }
+
+    @Test("Samoa skipped 2011-12-30 when it crossed the date line: every time that day does not exist")
+    func dateLine() {
+        #expect(throws: BirthMoment.Nonexistent.self) { try moment(2011, 12, 30, 12, 0, "Pacific/Apia").resolve(fold: nil) }
+        #expect((try? moment(2011, 12, 31, 12, 0, "Pacific/Apia").resolve(fold: nil).offsetSeconds) == 14 * 3600)
+        #expect((try? moment(2011, 12, 29, 12, 0, "Pacific/Apia").resolve(fold: nil).offsetSeconds) == -10 * 3600)
+    }
+
+    @Test("house of a longitude, across 0° Aries")
+    func houseOf() {
+        let cusps: [Double] = [350, 20, 50, 80, 110, 140, 170, 200, 230, 260, 290, 320]
+        #expect(NatalChart.house(of: 355, cusps: cusps) == 1)
+        #expect(NatalChart.house(of: 5, cusps: cusps) == 1)
+        #expect(NatalChart.house(of: 20, cusps: cusps) == 2)
+        #expect(NatalChart.house(of: 349.9, cusps: cusps) == 12)
+    }
+
+    @Test("an applying aspect becomes separating after it perfects")
+    func applying() {
+        let houses = Houses(system: .placidus, cusps: (0..<12).map { Double($0 * 30) }, ascendant: 0, midheaven: 270)
+        func chart(moonAt moon: Double) -> NatalChart.Aspect? {
+            NatalChart.compute(positions: [
+                BodyPosition(body: .sun, longitude: 100, latitude: 0, distance: 1, longitudeSpeed: 1, source: .swiss),
+                BodyPosition(body: .moon, longitude: moon, latitude: 0, distance: 0.0025, longitudeSpeed: 13, source: .swiss),
+            ], houses: houses, timeKnown: true, orbs: [:]).aspects.first
+        }
+        #expect(chart(moonAt: 215)?.type == .trine && chart(moonAt: 215)?.applying == true)   // 115° and closing
+        #expect(chart(moonAt: 225)?.type == .trine && chart(moonAt: 225)?.applying == false)   // 125° and opening
+        #expect(chart(moonAt: 250) == nil)  // 150°: no major aspect
+    }
+}

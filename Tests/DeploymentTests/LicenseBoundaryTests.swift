@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+/// The Swiss Ephemeris is AGPL-3.0: only the targets under Services/Astrology (AGPL themselves) may link it.
+/// Test targets may (test bundles are not distributed), but no library or executable elsewhere.
+@Suite("AGPL boundary")
+struct LicenseBoundaryTests {
+    @Test("no library or executable outside Services/Astrology depends on the Swiss Ephemeris or on astrology's code")
+    func boundary() throws {
+        let manifest = try String(contentsOf: ComposeTests.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let agpl: Set<String> = ["CSwissEph", "Ephemeris", "AstrologyService"]
+        var checked = 0
+        for line in manifest.split(separator: "\n") where line.contains(".target(") || line.contains(".executableTarget(") {
+            guard let path = line.firstMatch(of: /path: "([^"]+)"/)?.1 else { continue }
+            let dependencies = Set(line.matches(of: /"([A-Za-z]+)"/).map { String($0.1) })
+            checked += 1
+            if path.hasPrefix("Services/Astrology/") { continue }
+            #expect(dependencies.isDisjoint(with: agpl), "\(path) links AGPL code: \(dependencies.intersection(agpl).sorted())")
+        }
+        #expect(checked > 10)
+        #expect(FileManager.default.fileExists(atPath: ComposeTests.root.appendingPathComponent("Services/Astrology/LICENSE").path))
+        let license = try String(contentsOf: ComposeTests.root.appendingPathComponent("Services/Astrology/LICENSE"), encoding: .utf8)
+        #expect(license.contains("GNU AFFERO GENERAL PUBLIC LICENSE") && license.contains("Version 3, 19 November 2007"))
+        let root = try String(contentsOf: ComposeTests.root.appendingPathComponent("LICENSE"), encoding: .utf8)
+        #expect(root.contains("Apache License") && root.contains("Version 2.0"))
+    }
+}
