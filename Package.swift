@@ -33,6 +33,7 @@ let package = Package(
         .executable(name: "media", targets: ["media"]),
         .executable(name: "push-worker", targets: ["push-worker"]),
         .executable(name: "astrology", targets: ["astrology"]),
+        .executable(name: "astrology-bench", targets: ["astrology-bench"]),
         .executable(name: "lantern-bench", targets: ["lantern-bench"]),
     ],
     dependencies: [
@@ -85,6 +86,7 @@ let package = Package(
         .target(name: "Ephemeris", dependencies: ["CSwissEph", nioPosix], path: "Services/Astrology/Sources/Ephemeris", swiftSettings: strict),
         .target(name: "AstrologyService", dependencies: ["Ephemeris", "LanternCore", "LanternHTTP", "LanternTokens", hummingbird, crypto, httpClient, lifecycle, logging], path: "Services/Astrology/Sources/AstrologyService", swiftSettings: strict),
         .executableTarget(name: "astrology", dependencies: ["AstrologyService", "LanternHTTP"], path: "Services/Astrology/Sources/astrology", swiftSettings: strict),
+        .executableTarget(name: "astrology-bench", dependencies: ["AstrologyService", "Ephemeris"], path: "Services/Astrology/Sources/astrology-bench", swiftSettings: strict),
 
         // MARK: Tools
         .executableTarget(name: "lantern-bench", dependencies: ["LanternCore", "LanternEvents", "LanternRedis", "LanternTestSupport", lifecycle, logging, httpClient, nioCore, nioFoundation, .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"), .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),

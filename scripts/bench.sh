@@ -4,7 +4,8 @@
 #   2. the event bus (lantern-bench bus),
 #   3. resident memory of each idle executable,
 #   4. Pairly real-time (upload → WebSocket, idle sockets),
-#   5. push-worker → fake APNs (TLS, HTTP/2) throughput.
+#   5. push-worker → fake APNs (TLS, HTTP/2) throughput,
+#   6. astrology: a natal chart in process next to libswe's floor, and charts/s through the gateway.
 # PostgreSQL pool: 8 connections (≈ 4 × cores); 32 measured worse here (p99 ×7 from backend contention).
 # Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
 source "$(dirname "$0")/lib.sh"
@@ -14,8 +15,8 @@ REDIS_PORT="${LANTERN_BENCH_REDIS_PORT:-63809}"
 DURATION="${BENCH_DURATION:-15s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-64}"
 OUT="$STATE/bench/results.txt"
-# BENCH_ONLY=realtime,push runs only those parts (http, bus, realtime, push); all by default.
-ONLY=",${BENCH_ONLY:-http,bus,realtime,push},"
+# BENCH_ONLY=realtime,push runs only those parts (http, bus, realtime, push, astrology); all by default.
+ONLY=",${BENCH_ONLY:-http,bus,realtime,push,astrology},"
 part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
@@ -30,6 +31,8 @@ swift_build -c release --product identity
 swift_build -c release --product gateway
 swift_build -c release --product media
 swift_build -c release --product push-worker
+swift_build -c release --product astrology
+swift_build -c release --product astrology-bench
 swift_build -c release --product lantern-bench
 BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)"
 
@@ -50,7 +53,9 @@ HTTP_PORT=18081 "$BIN/identity" > "$STATE/bench/identity.log" 2>&1 & PIDS+=($!);
 wait_http http://127.0.0.1:18081/health/ready 60 || die "identity did not start"
 HTTP_PORT=18082 IDENTITY_URL=http://127.0.0.1:18081 MEDIA_STORAGE_DIR="$STATE/bench/media" "$BIN/media" > "$STATE/bench/media.log" 2>&1 & PIDS+=($!)
 wait_http http://127.0.0.1:18082/health/ready 60 || die "media did not start"
-HTTP_PORT=18080 IDENTITY_URL=http://127.0.0.1:18081 MEDIA_URL=http://127.0.0.1:18082 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
+HTTP_PORT=18083 IDENTITY_URL=http://127.0.0.1:18081 "$BIN/astrology" > "$STATE/bench/astrology.log" 2>&1 & PIDS+=($!)
+wait_http http://127.0.0.1:18083/health/ready 60 || die "astrology did not start"
+HTTP_PORT=18080 IDENTITY_URL=http://127.0.0.1:18081 MEDIA_URL=http://127.0.0.1:18082 ASTROLOGY_URL=http://127.0.0.1:18083 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
 wait_http http://127.0.0.1:18080/health/ready 60 || die "gateway did not start"
 
 sleep 3
@@ -62,9 +67,9 @@ TOKEN=$(curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type
 export TOKEN
 
 run_wrk() {
-  local name="$1" url="$2" connections="${3:-$CONNECTIONS}"
+  local name="$1" url="$2" connections="${3:-$CONNECTIONS}" script="${4:-bearer.lua}"
   say "wrk $name: $connections connections, $DURATION"
-  wrk -t1 -c"$connections" -d"$DURATION" --latency -s "$ROOT/scripts/bench/bearer.lua" "$url" > "$STATE/bench/wrk-$name.txt"
+  wrk -t1 -c"$connections" -d"$DURATION" --latency -s "$ROOT/scripts/bench/$script" "$url" > "$STATE/bench/wrk-$name.txt"
   local rps p50 p99 non2xx
   rps=$(awk '/Requests\/sec/ {print $2}' "$STATE/bench/wrk-$name.txt")
   p50=$(awk '$1 == "50%" {print $2}' "$STATE/bench/wrk-$name.txt")
@@ -97,6 +102,12 @@ if part push; then
 say "push-worker → fake APNs over HTTP/2"
 "$BIN/lantern-bench" push --worker "$BIN/push-worker" --database-url "$DATABASE_URL" --redis "$REDIS_URL" \
   --users "${BENCH_PUSH_USERS:-1000}" --jobs "${BENCH_PUSH_JOBS:-20000}" | tee -a "$OUT"
+fi
+
+if part astrology; then
+say "astrology: natal chart in process (vs the library's floor), then through the gateway"
+"$BIN/astrology-bench" 5000 | tee -a "$OUT"
+run_wrk astrology-natal-gateway http://127.0.0.1:18080/v1/astrology/charts/natal 16 natal.lua
 fi
 
 "$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"

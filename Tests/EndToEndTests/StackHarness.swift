@@ -7,7 +7,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 
-/// The real executables (`identity`, `media`, `push-worker`, `gateway`) started as processes on free ports,
+/// The real executables (`identity`, `media`, `push-worker`, `astrology`, `gateway`) started as processes on free ports,
 /// against the test PostgreSQL and Redis, driven only through the gateway — as an app would. The push worker
 /// talks to fake APNs / FCM servers of this test process (`push`), over TLS and HTTP/2 like the real ones.
 final class Stack: @unchecked Sendable {
@@ -39,7 +39,8 @@ final class Stack: @unchecked Sendable {
     private static func run(push: FakePushServices, pushURL: URL, _ body: @Sendable (Stack) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { databaseURL in
             let prefix = TestEnvironment.uniquePrefix()
-            let identityPort = try freePort(), mediaPort = try freePort(), pushPort = try freePort(), gatewayPort = try freePort()
+            let identityPort = try freePort(), mediaPort = try freePort(), pushPort = try freePort(), astrologyPort = try freePort()
+            let gatewayPort = try freePort()
             let common = ["DATABASE_URL": databaseURL, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
                           "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "notice", "IDENTITY_URL": "http://127.0.0.1:\(identityPort)"]
             let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-e2e-\(prefix)")
@@ -64,8 +65,11 @@ final class Stack: @unchecked Sendable {
                 ]) { $1 })
                 stack.pushWorker = "http://127.0.0.1:\(pushPort)"
                 try await stack.waitReady("\(stack.pushWorker)/health/ready", process: "push-worker")
+                try stack.start("astrology", environment: common.merging(["HTTP_PORT": String(astrologyPort)]) { $1 })
+                try await stack.waitReady("http://127.0.0.1:\(astrologyPort)/health/ready", process: "astrology")
                 try stack.start("gateway", environment: common.merging([
                     "HTTP_PORT": String(gatewayPort), "MEDIA_URL": "http://127.0.0.1:\(mediaPort)",
+                    "ASTROLOGY_URL": "http://127.0.0.1:\(astrologyPort)",
                 ]) { $1 })
                 try await stack.waitReady("\(stack.gateway)/health/ready", process: "gateway")
                 try await body(stack)
