@@ -28,6 +28,8 @@ public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, c
     let router = ServiceRouter.make(readiness: readiness)
     ChartsController(ephemeris: ephemeris, fingerprintKey: SymmetricKey(data: Data(configuration.fingerprintKey.utf8)))
         .addRoutes(to: router, requireAuth: requireAuth)
+    ChineseController(ephemeris: ephemeris, calendars: LunisolarCalendars(ephemeris: ephemeris))
+        .addRoutes(to: router, requireAuth: requireAuth)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-astrology"),

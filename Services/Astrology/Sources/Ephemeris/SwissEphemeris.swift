@@ -73,6 +73,8 @@ public struct Houses: Sendable, Equatable {
 public struct EphemerisError: Error, CustomStringConvertible, Sendable {
     public var description: String
 
+    public init(description: String) { self.description = description }
+
     /// From libswe's NUL-terminated error buffer.
     init(_ buffer: [CChar]) {
         description = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -140,6 +142,50 @@ public final class SwissEphemeris: Sendable {
             if flags < 0 { throw EphemerisError(error) }
             return BodyPosition(body: body, longitude: values[0], latitude: values[1], distance: values[2], longitudeSpeed: values[3],
                                 source: flags & SEFLG_SWIEPH != 0 ? .swiss : .moshier)
+        }
+
+        /// The Sun's apparent longitude, degrees.
+        public func sunLongitude(julianDayUT: Double) throws -> Double {
+            try position(of: .sun, julianDayUT: julianDayUT).longitude
+        }
+
+        /// The first moment after `julianDayUT` when the Sun's apparent longitude is `longitude` (a solar term).
+        public func sunCrossing(_ longitude: Double, after julianDayUT: Double) throws -> Double {
+            var error = [CChar](repeating: 0, count: 256)
+            let jd = swe_solcross_ut(longitude, julianDayUT, SEFLG_SWIEPH, &error)
+            if jd < julianDayUT { throw EphemerisError(error) }
+            return jd
+        }
+
+        /// The first new moon (apparent geocentric conjunction in longitude) after `julianDayUT`, to about a second.
+        public func newMoon(after julianDayUT: Double) throws -> Double {
+            func elongation(_ jd: Double) throws -> Double {
+                let moon = try position(of: .moon, julianDayUT: jd).longitude, sun = try position(of: .sun, julianDayUT: jd).longitude
+                let e = (moon - sun).truncatingRemainder(dividingBy: 360)
+                return e < 0 ? e + 360 : e
+            }
+            // Walk in half-day steps until the elongation wraps past 360° (≤ 30 days), then bisect.
+            var low = julianDayUT, previous = try elongation(low)
+            while true {
+                let next = low + 0.5
+                let value = try elongation(next)
+                if value < previous { break }
+                (low, previous) = (next, value)
+            }
+            var high = low + 0.5
+            while high - low > 1.0 / 86_400 {
+                let mid = (low + high) / 2
+                if try elongation(mid) > 180 { low = mid } else { high = mid }
+            }
+            return (low + high) / 2
+        }
+
+        /// The equation of time (apparent − mean solar time), in days.
+        public func equationOfTime(julianDayUT: Double) throws -> Double {
+            var value = 0.0
+            var error = [CChar](repeating: 0, count: 256)
+            if swe_time_equ(julianDayUT, &value, &error) < 0 { throw EphemerisError(error) }
+            return value
         }
 
         /// Placidus houses; where Placidus is undefined (inside the polar circles) libswe answers with Porphyry.

@@ -1,0 +1,159 @@
+import Ephemeris
+import Foundation
+import Synchronization
+
+/// A civil date without time or zone.
+public struct CivilDate: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    /// Julian Day Number of the date (noon-based, an integer), the count the sexagenary day cycle runs on.
+    public var julianDayNumber: Int {
+        let a = (14 - month) / 12, y = year + 4800 - a, m = month + 12 * a - 3
+        return day + (153 * m + 2) / 5 + 365 * y + y / 4 - y / 100 + y / 400 - 32045
+    }
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    public init(julianDayNumber jdn: Int) {
+        let a = jdn + 32044, b = (4 * a + 3) / 146_097, c = a - 146_097 * b / 4
+        let d = (4 * c + 3) / 1461, e = c - 1461 * d / 4, m = (5 * e + 2) / 153
+        self.init(year: 100 * b + d - 4800 + m / 10, month: m + 3 - 12 * (m / 10), day: e - (153 * m + 2) / 5 + 1)
+    }
+
+    /// The civil date at `offsetHours` east of Greenwich of a Julian day (UT).
+    public init(julianDayUT: Double, offsetHours: Double) {
+        self.init(julianDayNumber: Int((julianDayUT + offsetHours / 24 + 0.5).rounded(.down)))
+    }
+
+    public func adding(days: Int) -> CivilDate { CivilDate(julianDayNumber: julianDayNumber + days) }
+
+    public static func < (a: CivilDate, b: CivilDate) -> Bool { a.julianDayNumber < b.julianDayNumber }
+
+    public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+}
+
+/// The Chinese (UTC+8) and Vietnamese (UTC+7) lunisolar calendars, computed from the Sun and Moon rather than
+/// tables: a month starts on the local day of a new moon; the month holding the winter solstice is the 11th;
+/// when 13 months run from one 11th month to the next, the first that holds no major solar term (a multiple of
+/// 30° of solar longitude) is the leap month and repeats the previous number.
+public enum LunisolarCalendar: String, CaseIterable, Codable, Sendable {
+    case chinese, vietnamese
+
+    public var offsetHours: Double { self == .chinese ? 8 : 7 }
+
+    public struct Month: Codable, Sendable, Equatable {
+        public var start: CivilDate
+        public var number: Int
+        public var leap: Bool
+        public var length: Int
+        /// The lunar year it belongs to (the Gregorian year in which that lunar year's first month begins).
+        public var year: Int
+    }
+
+    public struct LunarDate: Codable, Sendable, Equatable {
+        public var year: Int
+        public var month: Int
+        public var leap: Bool
+        public var day: Int
+        public var monthLength: Int
+    }
+}
+
+/// Computes and caches the months of each "solstice year" (11th month to 11th month).
+public final class LunisolarCalendars: Sendable {
+    let ephemeris: SwissEphemeris
+    private let cache = Mutex<[String: [LunisolarCalendar.Month]]>([:])
+
+    public init(ephemeris: SwissEphemeris) { self.ephemeris = ephemeris }
+
+    /// The months from the 11th month containing the winter solstice of `year - 1` up to (not including) the one
+    /// containing the solstice of `year`.
+    public func solsticeYear(_ year: Int, _ calendar: LunisolarCalendar) async throws -> [LunisolarCalendar.Month] {
+        let key = "\(calendar.rawValue)-\(year)"
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        let offset = calendar.offsetHours
+        let months = try await ephemeris.compute { session -> [LunisolarCalendar.Month] in
+            func monthStart(containing jd: Double) throws -> CivilDate {
+                let day = CivilDate(julianDayUT: jd, offsetHours: offset)
+                var start = CivilDate(julianDayUT: try session.newMoon(after: jd - 32), offsetHours: offset)
+                while true {
+                    let next = CivilDate(julianDayUT: try session.newMoon(after: try session.julianDay(year: start.year, month: start.month, day: start.day, hour: 12 - offset) + 1), offsetHours: offset)
+                    if next > day { return start }
+                    start = next
+                }
+            }
+            let solsticeBefore = try session.sunCrossing(270, after: session.julianDay(year: year - 1, month: 11, day: 1, hour: 0))
+            let solsticeAfter = try session.sunCrossing(270, after: session.julianDay(year: year, month: 11, day: 1, hour: 0))
+            let first = try monthStart(containing: solsticeBefore), last = try monthStart(containing: solsticeAfter)
+            var starts = [first]
+            while let current = starts.last, current < last {
+                let jd = session.julianDay(year: current.year, month: current.month, day: current.day, hour: 12 - offset) + 1
+                starts.append(CivilDate(julianDayUT: try session.newMoon(after: jd), offsetHours: offset))
+            }
+            // `starts` ends with `last`: months are starts[i] ..< starts[i+1].
+            /// The Sun's longitude band (0–11, 30° each) at the start (local midnight) of a date.
+            func band(_ date: CivilDate) throws -> Int {
+                Int(try session.sunLongitude(julianDayUT: session.julianDay(year: date.year, month: date.month, day: date.day, hour: -offset)) / 30)
+            }
+            let count = starts.count - 1
+            var leapIndex: Int?
+            if count == 13 {
+                for i in 1..<count {
+                    if try band(starts[i]) == band(starts[i + 1]) {
+                        leapIndex = i
+                        break
+                    }
+                }
+            }
+            var months: [LunisolarCalendar.Month] = []
+            var number = 11
+            var seenFirst = false
+            for i in 0..<count {
+                let isLeap = i == leapIndex
+                if i > 0 && !isLeap { number = number % 12 + 1 }
+                if number == 1 && !isLeap { seenFirst = true }
+                months.append(.init(start: starts[i], number: number, leap: isLeap,
+                                    length: starts[i + 1].julianDayNumber - starts[i].julianDayNumber, year: seenFirst ? year : year - 1))
+            }
+            return months
+        }
+        cache.withLock { $0[key] = months }
+        return months
+    }
+
+    public func lunarDate(of date: CivilDate, _ calendar: LunisolarCalendar) async throws -> LunisolarCalendar.LunarDate {
+        for year in [date.year, date.year + 1] {
+            let months = try await solsticeYear(year, calendar)
+            if let month = months.last(where: { $0.start <= date }), date.julianDayNumber - month.start.julianDayNumber < month.length {
+                return .init(year: month.year, month: month.number, leap: month.leap, day: date.julianDayNumber - month.start.julianDayNumber + 1,
+                             monthLength: month.length)
+            }
+        }
+        throw EphemerisError(description: "no lunar month found for \(date)")
+    }
+
+    /// The Gregorian date of a lunar date, or nil when that month (or leap month, or 30th day) does not exist.
+    public func gregorian(year: Int, month: Int, leap: Bool, day: Int, _ calendar: LunisolarCalendar) async throws -> CivilDate? {
+        for candidate in [year, year + 1] {
+            let months = try await solsticeYear(candidate, calendar)
+            if let found = months.first(where: { $0.year == year && $0.number == month && $0.leap == leap }) {
+                return (1...found.length).contains(day) ? found.start.adding(days: day - 1) : nil
+            }
+        }
+        return nil
+    }
+
+    /// The day of the lunar new year (first day of month 1) of `year`.
+    public func newYear(_ year: Int, _ calendar: LunisolarCalendar) async throws -> CivilDate {
+        guard let date = try await gregorian(year: year, month: 1, leap: false, day: 1, calendar) else {
+            throw EphemerisError(description: "no new year in \(year)")
+        }
+        return date
+    }
+}

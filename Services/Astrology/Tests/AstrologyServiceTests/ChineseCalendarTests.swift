@@ -1,0 +1,161 @@
+@testable import AstrologyService
+import Ephemeris
+import Foundation
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@Suite("lunisolar calendars and Ba Zi")
+struct ChineseCalendarTests {
+    static let ephemeris = SwissEphemeris()
+    static let calendars = LunisolarCalendars(ephemeris: ephemeris)
+
+    func date(_ text: String) -> CivilDate {
+        let p = text.split(separator: "-").map { Int($0)! }
+        return CivilDate(year: p[0], month: p[1], day: p[2])
+    }
+
+    @Test("Chinese New Year (Hong Kong Observatory tables) 1900–2100")
+    func chineseNewYear() async throws {
+        let known = ["1900-01-31", "1912-02-18", "1950-02-17", "1985-02-20", "1990-01-27", "2000-02-05", "2017-01-28", "2020-01-25",
+                     "2023-01-22", "2024-02-10", "2025-01-29", "2026-02-17", "2030-02-03", "2050-01-23", "2100-02-09"]
+        for text in known {
+            let expected = date(text)
+            #expect(try await Self.calendars.newYear(expected.year, .chinese) == expected, "\(text)")
+        }
+    }
+
+    @Test("Vietnamese Tết follows UTC+7 and differs where the new moon falls between 16:00 and 17:00 UTC")
+    func tet() async throws {
+        #expect(try await Self.calendars.newYear(1985, .vietnamese) == date("1985-01-21"))
+        #expect(try await Self.calendars.newYear(1985, .chinese) == date("1985-02-20"))
+        #expect(try await Self.calendars.newYear(2007, .vietnamese) == date("2007-02-17"))
+        #expect(try await Self.calendars.newYear(2007, .chinese) == date("2007-02-18"))
+        #expect(try await Self.calendars.newYear(2024, .vietnamese) == date("2024-02-10"))
+    }
+
+    @Test("leap months where the tables have them: 2017 leap 6, 2020 leap 4, 2023 leap 2, 2025 leap 6, 2033 leap 11")
+    func leapMonths() async throws {
+        #expect(try await Self.calendars.gregorian(year: 2017, month: 6, leap: true, day: 1, .chinese) == date("2017-07-23"))
+        #expect(try await Self.calendars.gregorian(year: 2020, month: 4, leap: true, day: 1, .chinese) == date("2020-05-23"))
+        #expect(try await Self.calendars.gregorian(year: 2023, month: 2, leap: true, day: 1, .chinese) == date("2023-03-22"))
+        #expect(try await Self.calendars.gregorian(year: 2025, month: 6, leap: true, day: 1, .chinese) == date("2025-07-25"))
+        #expect(try await Self.calendars.gregorian(year: 2033, month: 11, leap: true, day: 1, .chinese) == date("2033-12-22"))
+        #expect(try await Self.calendars.gregorian(year: 2024, month: 3, leap: true, day: 1, .chinese) == nil)
+        let lunar = try await Self.calendars.lunarDate(of: date("2023-04-01"), .chinese)
+        #expect(lunar == .init(year: 2023, month: 2, leap: true, day: 11, monthLength: 29))
+    }
+
+    @Test("properties 1900–2100: months of 29 or 30 days, 12 or 13 per solstice year, leap only without a major term, round trips")
+    func properties() async throws {
+        for year in stride(from: 1901, through: 2100, by: 7) {
+            for calendar in LunisolarCalendar.allCases {
+                let months = try await Self.calendars.solsticeYear(year, calendar)
+                #expect([12, 13].contains(months.count), "\(year)")
+                #expect(months.filter(\.leap).count == (months.count == 13 ? 1 : 0), "\(year)")
+                #expect(months.allSatisfy { [29, 30].contains($0.length) })
+                #expect(months.first?.number == 11 && !(months.first?.leap ?? true))
+                for (a, b) in zip(months, months.dropFirst()) { #expect(a.start.adding(days: a.length) == b.start) }
+                for month in months {
+                    let back = try await Self.calendars.gregorian(year: month.year, month: month.number, leap: month.leap, day: month.length, calendar)
+                    #expect(back == month.start.adding(days: month.length - 1))
+                }
+            }
+        }
+    }
+
+    @Test("solar terms: 2024 equinox and solstice to the minute; the 24 terms of a year in order, 14–16 days apart")
+    func solarTerms() async throws {
+        let (equinox, solstice, terms) = try await Self.ephemeris.compute { s -> (Double, Double, [Double]) in
+            let start = s.julianDay(year: 2024, month: 1, day: 1, hour: 0)
+            var terms: [Double] = []
+            var jd = start
+            for k in 0..<24 {
+                jd = try s.sunCrossing(Double((285 + 15 * k) % 360), after: jd)
+                terms.append(jd)
+            }
+            return (try s.sunCrossing(0, after: start), try s.sunCrossing(270, after: start), terms)
+        }
+        #expect(abs(equinox - (2_460_389.5 + (3 * 60 + 6) / 1440.0)) * 1440 < 2, "2024-03-20 03:06 UTC")
+        #expect(abs(solstice - (2_460_665.5 + (9 * 60 + 20) / 1440.0)) * 1440 < 2, "2024-12-21 09:20 UTC")
+        for (a, b) in zip(terms, terms.dropFirst()) { #expect((14...16.5).contains(b - a)) }
+    }
+
+    @Test("Four Pillars of the spec's scenario (Kyiv 1990-04-15 14:30): Geng-Wu, Geng-Chen, Geng-Xu, Gui-Wei")
+    func kyivPillars() async throws {
+        try await AstrologyHarness.run { h in
+            let response = try await h.client.execute(uri: "/v1/astrology/bazi", method: .post, headers: [.authorization: "Bearer \(h.token)", .contentType: "application/json"],
+                                                      body: ByteBuffer(string: #"{"date":"1990-04-15","time":"14:30","place":{"latitude":50.4501,"longitude":30.5234,"timeZone":"Europe/Kyiv"}}"#))
+            #expect(response.status == .ok, "\(String(buffer: response.body))")
+            let json = response.json
+            let pillars = try #require(json["pillars"] as? [[String: Any]])
+            #expect(pillars.map { "\($0["stem"]!)-\($0["branch"]!)" } == ["Geng-Wu", "Geng-Chen", "Geng-Xu", "Gui-Wei"])
+            #expect(pillars.map { $0["meaning"] as? String } == ["Destiny", "Environment", "Essence", "Inner Heart"])
+            #expect((json["dayMaster"] as? [String: Any])?["element"] as? String == "metal")
+            #expect(json["zodiacAnimal"] as? String == "horse")
+            let elements = try #require(json["elements"] as? [String: Int])
+            #expect(elements.values.reduce(0, +) == 8)
+            #expect(json["birth"] == nil && json["date"] == nil, "no raw birth data beyond the request")
+        }
+    }
+
+    @Test("the day pillar turns at 23:00 by default, at midnight on request; the 60-day cycle")
+    func dayBoundary() {
+        let d = CivilDate(year: 1990, month: 4, day: 15)
+        let late = FourPillars.compute(sunLongitude: 25, gregorianYear: 1990, localDate: d, hour: 23, dayBoundary: .zi2300)
+        #expect(late.day.name == "Xin-Hai" && late.hour.name == "Wu-Zi")
+        let midnight = FourPillars.compute(sunLongitude: 25, gregorianYear: 1990, localDate: d, hour: 23, dayBoundary: .midnight)
+        #expect(midnight.day.name == "Geng-Xu" && midnight.hour.name == "Bing-Zi")
+        #expect(FourPillars.compute(sunLongitude: 280, gregorianYear: 2000, localDate: .init(year: 2000, month: 1, day: 1), hour: 12, dayBoundary: .zi2300).day.name == "Wu-Wu")
+        #expect(FourPillars.compute(sunLongitude: 280, gregorianYear: 1900, localDate: .init(year: 1900, month: 1, day: 1), hour: 12, dayBoundary: .zi2300).day.name == "Jia-Xu")
+        // A published anchor: 1949-10-01 was a Jia-Zi day.
+        #expect(FourPillars.compute(sunLongitude: 188, gregorianYear: 1949, localDate: .init(year: 1949, month: 10, day: 1), hour: 12, dayBoundary: .zi2300).day.name == "Jia-Zi")
+        for offset in 0..<120 {
+            let a = FourPillars.compute(sunLongitude: 0, gregorianYear: 2000, localDate: d.adding(days: offset), hour: 12, dayBoundary: .zi2300).day
+            let b = FourPillars.compute(sunLongitude: 0, gregorianYear: 2000, localDate: d.adding(days: offset + 60), hour: 12, dayBoundary: .zi2300).day
+            #expect(a == b)
+        }
+    }
+
+    @Test("zodiac animal by the lunar new year, and separately by Li Chun")
+    func animals() async throws {
+        try await AstrologyHarness.run { h in
+            func animals(_ date: String) async throws -> String {
+                let json = try await h.client.execute(uri: "/v1/astrology/bazi", method: .post, headers: [.authorization: "Bearer \(h.token)", .contentType: "application/json"],
+                                                      body: ByteBuffer(string: #"{"date":"\#(date)","time":"12:00","place":{"latitude":39.9,"longitude":116.4,"timeZone":"Asia/Shanghai"}}"#)).json
+                return "\(json["zodiacAnimal"] as? String ?? "?")/\(json["solarYearAnimal"] as? String ?? "?")"
+            }
+            // After Li Chun (4 Feb) but before the new year (10 Feb): still the rabbit by the lunar year.
+            let (beforeNewYear, newYear, january) = (try await animals("2024-02-05"), try await animals("2024-02-10"), try await animals("1990-01-20"))
+            #expect(beforeNewYear == "rabbit/dragon")
+            #expect(newYear == "dragon/dragon")
+            #expect(january == "snake/snake")
+        }
+    }
+
+    @Test("calendar endpoints: conversions both ways, festivals, and 4xx naming the field")
+    func endpoints() async throws {
+        try await AstrologyHarness.run { h in
+            func get(_ uri: String) async throws -> TestResponse {
+                try await h.client.execute(uri: uri, method: .get, headers: [.authorization: "Bearer \(h.token)"])
+            }
+            let lunar = try await get("/v1/astrology/calendar/lunar?date=2024-09-17&calendar=chinese").json
+            #expect((lunar["lunar"] as? [String: Any])?["month"] as? Int == 8 && (lunar["lunar"] as? [String: Any])?["day"] as? Int == 15)
+            #expect(lunar["animal"] as? String == "dragon")
+            let solar = try await get("/v1/astrology/calendar/gregorian?year=2023&month=2&leap=true&day=1").json
+            #expect(solar["gregorian"] as? String == "2023-03-22")
+            let festivals = try await get("/v1/astrology/calendar/festivals?year=2024&calendar=chinese").json
+            let byKey = Dictionary(uniqueKeysWithValues: (festivals["festivals"] as? [[String: Any]] ?? []).map { ($0["key"] as! String, $0["date"] as! String) })
+            #expect(byKey["spring_festival"] == "2024-02-10" && byKey["mid_autumn"] == "2024-09-17" && byKey["dragon_boat"] == "2024-06-10")
+            #expect(byKey["qingming"] == "2024-04-04" && byKey["dongzhi"] == "2024-12-21" && byKey["new_years_eve"] == "2025-01-28")
+            let tet = try await get("/v1/astrology/calendar/festivals?year=1985&calendar=vietnamese").json
+            #expect((tet["festivals"] as? [[String: Any]])?.first { $0["key"] as? String == "tet" }?["date"] as? String == "1985-01-21")
+
+            #expect(try await get("/v1/astrology/calendar/lunar?date=2024-02-30").invalidFields == ["date"])
+            #expect(try await get("/v1/astrology/calendar/lunar?date=2024-02-01&calendar=mayan").invalidFields == ["calendar"])
+            let missing = try await get("/v1/astrology/calendar/gregorian?year=2024&month=3&leap=true&day=1")
+            #expect(missing.status == .unprocessableContent && missing.json["code"] as? String == "no_such_lunar_date")
+            #expect(Set(try await get("/v1/astrology/calendar/gregorian?year=1800&month=13&day=31&leap=maybe").invalidFields) == ["year", "month", "day", "leap"])
+        }
+    }
+}
