@@ -99,9 +99,9 @@ struct ChineseController: Sendable {
         }
         let longitude = common.place.longitude
         let instant = resolved.utc.timeIntervalSince1970 / 86_400 + 2_440_587.5
-        let (sun, equation) = try await ephemeris.compute { session in
-            (try session.sunLongitude(julianDayUT: instant), solarTime == "true" ? try session.equationOfTime(julianDayUT: instant) : 0)
-        }
+        // Year and month need only the Sun's 15° band at the instant: from the cached solar terms of the year.
+        let sun = try await calendars.solarLongitudeBand(at: instant, year: moment.year) + 7.5
+        let equation = solarTime == "true" ? try await ephemeris.compute { try $0.equationOfTime(julianDayUT: instant) } : 0
         // The date and hour the pillars read: the birthplace's clock, or its apparent solar time.
         var localDate = CivilDate(year: moment.year, month: moment.month, day: moment.day)
         var hour = moment.hour

@@ -69,6 +69,7 @@ public enum LunisolarCalendar: String, CaseIterable, Codable, Sendable {
 public final class LunisolarCalendars: Sendable {
     let ephemeris: SwissEphemeris
     private let cache = Mutex<[String: [LunisolarCalendar.Month]]>([:])
+    private let terms = Mutex<[Int: [(longitude: Double, julianDayUT: Double)]]>([:])
 
     public init(ephemeris: SwissEphemeris) { self.ephemeris = ephemeris }
 
@@ -147,6 +148,31 @@ public final class LunisolarCalendars: Sendable {
             }
         }
         return nil
+    }
+
+    /// The 24 solar terms of a Gregorian year (Julian days UT), from Xiao Han (285°, early January) to Dong Zhi
+    /// (270°, December), computed once per year.
+    public func solarTerms(_ year: Int) async throws -> [(longitude: Double, julianDayUT: Double)] {
+        if let cached = terms.withLock({ $0[year] }) { return cached }
+        let computed = try await ephemeris.compute { session -> [(longitude: Double, julianDayUT: Double)] in
+            var jd = session.julianDay(year: year, month: 1, day: 1, hour: 0)
+            return try (0..<24).map { k in
+                let longitude = Double((285 + 15 * k) % 360)
+                jd = try session.sunCrossing(longitude, after: jd)
+                return (longitude, jd)
+            }
+        }
+        terms.withLock { $0[year] = computed }
+        return computed
+    }
+
+    /// The start of the 15° band of solar longitude the Sun is in at `julianDayUT` (what the year and month
+    /// pillars need), from the cached terms: no ephemeris call once the year is known.
+    public func solarLongitudeBand(at julianDayUT: Double, year: Int) async throws -> Double {
+        let current = try await solarTerms(year)
+        if let last = current.last(where: { $0.julianDayUT <= julianDayUT }) { return last.longitude }
+        // Before this year's Xiao Han: still in last year's Dong Zhi band, unless the year turned very late.
+        return try await solarTerms(year - 1).last(where: { $0.julianDayUT <= julianDayUT })?.longitude ?? 270
     }
 
     /// The day of the lunar new year (first day of month 1) of `year`.

@@ -44,4 +44,24 @@ for i in 0..<count {
     timings.append(Double((ContinuousClock.now - start).components.attoseconds) / 1e12)
 }
 print(String(format: "astrology.natal_chart charts=%d p50=%.1fus p99=%.1fus", count, percentile(timings, 0.5), percentile(timings, 0.99)))
+
+// 3. Ba Zi as the service computes it: the Sun's 15° band from the cached solar terms of the year, the pillars,
+//    and the lunar date (solstice years cached too): no ephemeris call once a year has been seen.
+let calendars = LunisolarCalendars(ephemeris: ephemeris)
+for year in 1899...2101 {  // warm the caches, as in a running service
+    _ = try await calendars.solsticeYear(year, .chinese)
+    _ = try await calendars.solarTerms(year)
+}
+var bazi: [Double] = []
+for i in 0..<count {
+    let jd = days[i]
+    let start = ContinuousClock.now
+    let date = CivilDate(julianDayUT: jd, offsetHours: 2)
+    let sun = try await calendars.solarLongitudeBand(at: jd, year: date.year) + 7.5
+    let pillars = FourPillars.compute(sunLongitude: sun, gregorianYear: date.year, localDate: date, hour: 14, dayBoundary: .zi2300)
+    let lunar = try await calendars.lunarDate(of: date, .chinese)
+    precondition(lunar.day >= 1 && pillars.day.stem.rawValue >= 0)
+    bazi.append(Double((ContinuousClock.now - start).components.attoseconds) / 1e12)
+}
+print(String(format: "astrology.bazi count=%d p50=%.1fus p99=%.1fus", count, percentile(bazi, 0.5), percentile(bazi, 0.99)))
 try await ephemeris.shutdown()

@@ -81,6 +81,18 @@ struct ChineseCalendarTests {
         for (a, b) in zip(terms, terms.dropFirst()) { #expect((14...16.5).contains(b - a)) }
     }
 
+    @Test("the cached solar terms give the same 15° band as the Sun's computed longitude, 1900–2100")
+    func bands() async throws {
+        var generator = SplitMix(seed: 7)
+        for _ in 0..<300 {
+            let jd = 2_415_020.5 + Double(generator.next() % 73_049) + Double(generator.next() % 1440) / 1440
+            let year = CivilDate(julianDayUT: jd, offsetHours: 0).year
+            let band = try await Self.calendars.solarLongitudeBand(at: jd, year: year)
+            let exact = try await Self.ephemeris.compute { try $0.sunLongitude(julianDayUT: jd) }
+            #expect(band == (exact / 15).rounded(.down) * 15, "JD \(jd): \(band) vs \(exact)")
+        }
+    }
+
     @Test("Four Pillars of the spec's scenario (Kyiv 1990-04-15 14:30): Geng-Wu, Geng-Chen, Geng-Xu, Gui-Wei")
     func kyivPillars() async throws {
         try await AstrologyHarness.run { h in
