@@ -84,7 +84,7 @@ let package = Package(
         // Astrology links the Swiss Ephemeris (AGPL-3.0): these targets, and only these, are under Services/Astrology/LICENSE.
         .systemLibrary(name: "CSwissEph", path: "Services/Astrology/Sources/CSwissEph", providers: [.apt(["libswe-dev"])]),
         .target(name: "Ephemeris", dependencies: ["CSwissEph", nioPosix], path: "Services/Astrology/Sources/Ephemeris", swiftSettings: strict),
-        .target(name: "AstrologyService", dependencies: ["Ephemeris", "LanternCore", "LanternHTTP", "LanternTokens", hummingbird, crypto, httpClient, lifecycle, logging], path: "Services/Astrology/Sources/AstrologyService", swiftSettings: strict),
+        .target(name: "AstrologyService", dependencies: ["Ephemeris", "LanternCore", "LanternDatabase", "LanternHTTP", "LanternTokens", hummingbird, postgres, crypto, httpClient, lifecycle, logging], path: "Services/Astrology/Sources/AstrologyService", resources: [.copy("Migrations")], swiftSettings: strict),
         .executableTarget(name: "astrology", dependencies: ["AstrologyService", "LanternHTTP"], path: "Services/Astrology/Sources/astrology", swiftSettings: strict),
         .executableTarget(name: "astrology-bench", dependencies: ["AstrologyService", "Ephemeris"], path: "Services/Astrology/Sources/astrology-bench", swiftSettings: strict),
 

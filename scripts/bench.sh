@@ -53,7 +53,7 @@ HTTP_PORT=18081 "$BIN/identity" > "$STATE/bench/identity.log" 2>&1 & PIDS+=($!);
 wait_http http://127.0.0.1:18081/health/ready 60 || die "identity did not start"
 HTTP_PORT=18082 IDENTITY_URL=http://127.0.0.1:18081 MEDIA_STORAGE_DIR="$STATE/bench/media" "$BIN/media" > "$STATE/bench/media.log" 2>&1 & PIDS+=($!)
 wait_http http://127.0.0.1:18082/health/ready 60 || die "media did not start"
-HTTP_PORT=18083 IDENTITY_URL=http://127.0.0.1:18081 "$BIN/astrology" > "$STATE/bench/astrology.log" 2>&1 & PIDS+=($!)
+HTTP_PORT=18083 IDENTITY_URL=http://127.0.0.1:18081 PLACES_FILE="$(ensure_gazetteer)" "$BIN/astrology" > "$STATE/bench/astrology.log" 2>&1 & PIDS+=($!)
 wait_http http://127.0.0.1:18083/health/ready 60 || die "astrology did not start"
 HTTP_PORT=18080 IDENTITY_URL=http://127.0.0.1:18081 MEDIA_URL=http://127.0.0.1:18082 ASTROLOGY_URL=http://127.0.0.1:18083 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
 wait_http http://127.0.0.1:18080/health/ready 60 || die "gateway did not start"
@@ -108,6 +108,9 @@ if part astrology; then
 say "astrology: natal chart in process (vs the library's floor), then through the gateway"
 "$BIN/astrology-bench" 5000 | tee -a "$OUT"
 run_wrk astrology-natal-gateway http://127.0.0.1:18080/v1/astrology/charts/natal 16 natal.lua
+# Place search under 50 concurrent requests, rotating prefixes, typos and other spellings (scripts/bench/places.lua).
+run_wrk astrology-places-gateway http://127.0.0.1:18080/v1/astrology/places 50 places.lua
+run_wrk astrology-places-direct http://127.0.0.1:18083/v1/astrology/places 50 places.lua
 fi
 
 "$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"

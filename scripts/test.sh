@@ -20,6 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
+export LANTERN_PLACES_FILE="$(ensure_gazetteer)"
 export LANTERN_TEST_POSTGRES_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/postgres"
 export LANTERN_TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 

@@ -26,6 +26,7 @@ mkdir -p "$STATE/logs" "$STATE/run"
 export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export HTTP_HOST="$HOST" LOG_LEVEL="${LOG_LEVEL:-info}"
+export PLACES_FILE="$(ensure_gazetteer)"
 export IDENTITY_URL="http://$HOST:8081" MEDIA_URL="http://$HOST:8082" ASTROLOGY_URL="http://$HOST:8083" MEDIA_STORAGE_DIR="$STATE/dev/media"
 for entry in "${LANTERN_SERVICES[@]}"; do
   set -- $entry; name=$1; port=$2

@@ -24,7 +24,7 @@ struct ComposeTests {
         let push = VariableRecorder()
         _ = try PushWorkerConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: push))
         let astrology = VariableRecorder()
-        _ = try AstrologyConfiguration(settings: .fixed([:], recorder: astrology))
+        _ = try AstrologyConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: astrology))
         return ["identity": identity.variables, "gateway": gateway.variables, "media": media.variables, "push-worker": push.variables,
                 "astrology": astrology.variables]
     }
@@ -49,7 +49,7 @@ struct ComposeTests {
         let read = try Self.variablesRead()
         let required: [String: Set<String>] = ["identity": ["DATABASE_URL", "REDIS_URL"], "gateway": ["REDIS_URL", "IDENTITY_URL", "MEDIA_URL"],
                                                "media": ["DATABASE_URL", "REDIS_URL", "IDENTITY_URL", "MEDIA_STORAGE_DIR"],
-                                               "push-worker": ["DATABASE_URL", "REDIS_URL"], "astrology": ["IDENTITY_URL"]]
+                                               "push-worker": ["DATABASE_URL", "REDIS_URL"], "astrology": ["DATABASE_URL", "IDENTITY_URL", "PLACES_FILE"]]
         for (name, variables) in read {
             let environment = Set(compose.services[name]?.environment.keys.map { $0 } ?? [])
             #expect(environment.subtracting(variables).isEmpty, "\(name) sets variables it never reads: \(environment.subtracting(variables).sorted())")

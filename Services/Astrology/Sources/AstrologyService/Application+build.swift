@@ -3,13 +3,15 @@ import Ephemeris
 import Foundation
 import Hummingbird
 import LanternCore
+import LanternDatabase
 import LanternHTTP
 import LanternTokens
 import Logging
+import PostgresNIO
 import ServiceLifecycle
 
-/// Builds the `astrology` application: natal charts from the Swiss Ephemeris. The only executable that links
-/// the (AGPL-3.0) library; other services ask it over HTTP.
+/// Builds the `astrology` application: places, natal charts, Ba Zi and lunisolar calendars. The only executable
+/// that links the (AGPL-3.0) Swiss Ephemeris; other services ask it over HTTP.
 public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, clock: WallClock = .system,
                                       logger: Logger? = nil) async throws -> some ApplicationProtocol {
     let logger = configuration.process.logger(logger)
@@ -17,25 +19,38 @@ public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, c
     if !FileManager.default.fileExists(atPath: configuration.ephemerisPath + "/sepl_18.se1") {
         logger.warning("Swiss Ephemeris files not found; charts use the Moshier theory", metadata: ["path": "\(configuration.ephemerisPath)"])
     }
+    let postgres = PostgresClient(configuration: try .lantern(url: configuration.databaseURL), backgroundLogger: logger)
+    let places = PlaceStore(client: postgres, logger: logger)
     let keySet = RemoteKeySet(url: configuration.identityURL.appendingPathComponent(".well-known/jwks.json").absoluteString,
                               httpClient: .shared, maxAge: .seconds(600), logger: logger)
     let requireAuth = RequireAccessToken(verifier: AccessTokenVerifier(keySet: keySet, clock: clock))
 
     var readiness = ReadinessChecks()
+    readiness.addPostgres(postgres)
     readiness.add("ephemeris") {
         _ = try await ephemeris.compute { try $0.position(of: .sun, julianDayUT: 2_451_545) }
     }
     let router = ServiceRouter.make(readiness: readiness)
-    ChartsController(ephemeris: ephemeris, fingerprintKey: SymmetricKey(data: Data(configuration.fingerprintKey.utf8)))
+    ChartsController(ephemeris: ephemeris, fingerprintKey: SymmetricKey(data: Data(configuration.fingerprintKey.utf8)), places: places)
         .addRoutes(to: router, requireAuth: requireAuth)
-    ChineseController(ephemeris: ephemeris, calendars: LunisolarCalendars(ephemeris: ephemeris))
+    ChineseController(ephemeris: ephemeris, calendars: LunisolarCalendars(ephemeris: ephemeris), places: places)
         .addRoutes(to: router, requireAuth: requireAuth)
-    return Application(
+    PlacesController(store: places).addRoutes(to: router, requireAuth: requireAuth)
+    var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-astrology"),
-        services: [EphemerisLifecycle(ephemeris: ephemeris)],
+        services: [postgres, EphemerisLifecycle(ephemeris: ephemeris)],
         logger: logger
     )
+    app.beforeServerStarts {
+        try await Migrator.migrate(schema: "astrology", migrations: try Migration.load(from: AstrologyResources.migrations), client: postgres, logger: logger)
+        if let file = configuration.placesFile { try await places.loadIfEmpty(from: file) }
+    }
+    return app
+}
+
+enum AstrologyResources {
+    static var migrations: URL { Bundle.module.url(forResource: "Migrations", withExtension: nil)! }
 }
 
 /// Stops the ephemeris thread after the server.

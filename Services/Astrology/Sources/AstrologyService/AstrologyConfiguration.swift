@@ -4,6 +4,9 @@ import LanternCore
 /// Everything `astrology` reads at start-up (see docs/configuration.md).
 public struct AstrologyConfiguration: Sendable {
     public var process: ProcessSettings
+    public var databaseURL: String
+    /// The gazetteer TSV (scripts/gazetteer.py) loaded into an empty `astrology.places` at start; nil: no place search.
+    public var placesFile: String?
     public var identityURL: URL
     /// Folder of the Swiss Ephemeris data files; without them the library computes with Moshier's theory.
     public var ephemerisPath: String
@@ -15,6 +18,8 @@ public struct AstrologyConfiguration: Sendable {
 
     public init(settings: Settings) throws {
         process = try ProcessSettings(serviceName: "astrology", settings: settings, defaultPort: DefaultPort.astrology)
+        databaseURL = try settings.requiredString("database.url")
+        placesFile = settings.string("places.file")
         identityURL = try settings.url("identity.url", default: "http://127.0.0.1:\(DefaultPort.identity)", schemes: ["http", "https"])
         ephemerisPath = settings.string("swiss.ephemeris.path", default: "/usr/share/libswe/ephe")
         fingerprintKey = settings.string("chart.fingerprint.key", default: Self.developmentFingerprintKey)

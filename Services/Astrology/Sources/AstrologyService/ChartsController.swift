@@ -10,8 +10,11 @@ import LanternHTTP
 struct ChartsController: Sendable {
     let ephemeris: SwissEphemeris
     let fingerprintKey: SymmetricKey
+    let places: PlaceStore
 
     struct Place: Decodable {
+        /// A gazetteer id (from /v1/astrology/places) instead of the three fields below.
+        var id: Int?
         var latitude: Double?
         var longitude: Double?
         var timeZone: String?
@@ -61,7 +64,8 @@ struct ChartsController: Sendable {
     }
 
     @Sendable func natal(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<NatalResponse> {
-        let body = try await request.decodeJSON(as: NatalRequest.self, context: context)
+        var body = try await request.decodeJSON(as: NatalRequest.self, context: context)
+        body.place = try await body.place?.resolved(with: places)
         let input = try Self.validate(body)
         let resolved: BirthMoment.Resolved
         do {
@@ -148,7 +152,7 @@ struct ChartsController: Sendable {
                 v.fail("place.timeZone", "is required (an IANA time zone such as Europe/Kyiv)")
             }
         } else {
-            v.fail("place", "is required: latitude, longitude and timeZone")
+            v.fail("place", "is required: a gazetteer id, or latitude, longitude and timeZone")
         }
         var fold: BirthMoment.Fold?
         if let text = body.fold {

@@ -11,6 +11,7 @@ import LanternHTTP
 struct ChineseController: Sendable {
     let ephemeris: SwissEphemeris
     let calendars: LunisolarCalendars
+    let places: PlaceStore
 
     struct BaziRequest: Decodable {
         var date: String?
@@ -75,7 +76,8 @@ struct ChineseController: Sendable {
     }
 
     @Sendable func bazi(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<BaziResponse> {
-        let body = try await request.decodeJSON(as: BaziRequest.self, context: context)
+        var body = try await request.decodeJSON(as: BaziRequest.self, context: context)
+        body.place = try await body.place?.resolved(with: places)
         var v = FieldValidator()
         let boundary = FourPillars.DayBoundary(rawValue: body.dayBoundary ?? "23:00")
         v.check(boundary != nil, "dayBoundary", "must be 23:00 or 00:00")

@@ -13,13 +13,27 @@ struct AstrologyHarness {
     let client: any TestClientProtocol
     let token: String
 
-    static func run(_ body: @Sendable (AstrologyHarness) async throws -> Void) async throws {
+    /// The gazetteer `make test` writes (scripts/gazetteer.py); `LANTERN_PLACES_FILE` overrides.
+    static var placesFile: String {
+        ProcessInfo.processInfo.environment["LANTERN_PLACES_FILE"]
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".lantern/data/places.tsv").path
+    }
+
+    /// - Parameter places: load the gazetteer (34,000 places, about a second) for place search.
+    static func run(places: Bool = false, _ body: @Sendable (AstrologyHarness) async throws -> Void) async throws {
         let identity = try await FakeIdentity()
         try await identity.serve { url in
-            let settings = Settings.fixed(["IDENTITY_URL": url.absoluteString, "LOG_LEVEL": "warning"])
-            let app = try await buildAstrologyApplication(try AstrologyConfiguration(settings: settings), logger: TestEnvironment.logger)
-            let token = try await identity.token(app: .astrosvitla)
-            try await app.test(.router) { client in try await body(AstrologyHarness(client: client, token: token)) }
+            try await TestEnvironment.withDatabase { database in
+                var variables = ["IDENTITY_URL": url.absoluteString, "LOG_LEVEL": "warning", "DATABASE_URL": database]
+                if places {
+                    #expect(FileManager.default.fileExists(atPath: placesFile), "no gazetteer at \(placesFile): run make test (scripts/gazetteer.py)")
+                    variables["PLACES_FILE"] = placesFile
+                }
+                let app = try await buildAstrologyApplication(try AstrologyConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+                let token = try await identity.token(app: .astrosvitla)
+                try await app.test(.router) { client in try await body(AstrologyHarness(client: client, token: token)) }
+            }
         }
     }
 
