@@ -108,9 +108,11 @@ if part astrology; then
 say "astrology: natal chart in process (vs the library's floor), then through the gateway"
 "$BIN/astrology-bench" 5000 | tee -a "$OUT"
 run_wrk astrology-natal-gateway http://127.0.0.1:18080/v1/astrology/charts/natal 16 natal.lua
-# Place search under 50 concurrent requests, rotating prefixes, typos and other spellings (scripts/bench/places.lua).
-run_wrk astrology-places-gateway http://127.0.0.1:18080/v1/astrology/places 50 places.lua
-run_wrk astrology-places-direct http://127.0.0.1:18083/v1/astrology/places 50 places.lua
+# Place search under 50 concurrent requests: names being typed (prefix stage only), typos and other spellings
+# (similarity stage), and a mix of both (about a quarter need the similarity stage).
+run_wrk astrology-places-prefix http://127.0.0.1:18080/v1/astrology/places 50 places-prefix.lua
+run_wrk astrology-places-typos http://127.0.0.1:18080/v1/astrology/places 50 places-typos.lua
+run_wrk astrology-places-mixed http://127.0.0.1:18080/v1/astrology/places 50 places.lua
 fi
 
 "$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"

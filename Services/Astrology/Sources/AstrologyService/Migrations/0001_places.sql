@@ -14,8 +14,14 @@ CREATE TABLE {{schema}}.places (
     time_zone text NOT NULL,
     population integer NOT NULL,
     name_key text NOT NULL,
-    uk_key text NOT NULL,
-    aliases text NOT NULL              -- folded alternate names, " | "-separated
+    uk_key text NOT NULL
 );
--- The search indexes (trigram GIN on the keys and aliases, prefix B-trees) are built by the loader after the
+
+-- Other spellings (Kiev, Kijów, Lvov…), one row each so trigram similarity compares whole, short names.
+CREATE TABLE {{schema}}.place_aliases (
+    place_id integer NOT NULL REFERENCES {{schema}}.places (id) ON DELETE CASCADE,
+    alias_key text NOT NULL,
+    PRIMARY KEY (place_id, alias_key)
+);
+-- The search indexes (trigram GIN on the keys and alias keys, prefix B-trees) are built by the loader after the
 -- rows are in (PlaceStore.loadIfEmpty): several times faster than maintaining them row by row.
