@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import LanternCore
 import LanternHTTP
+import NIOCore
 
 /// `POST /v1/astrology/charts/natal`: a natal chart from birth data. Stateless — the birth data is neither stored
 /// nor logged; only its keyed fingerprint leaves with the answer.
@@ -60,11 +61,27 @@ struct ChartsController: Sendable {
     }
 
     func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
-        router.group("/v1/astrology/charts").add(middleware: requireAuth).post("natal", use: natal)
+        let charts = router.group("/v1/astrology/charts").add(middleware: requireAuth)
+        charts.post("natal", use: natal)
+        charts.post("natal.svg", use: natalSVG)
     }
 
     @Sendable func natal(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<NatalResponse> {
-        var body = try await request.decodeJSON(as: NatalRequest.self, context: context)
+        JSONResponse(try await chart(try await request.decodeJSON(as: NatalRequest.self, context: context)))
+    }
+
+    /// The same chart drawn as SVG (`?theme=light|dark`).
+    @Sendable func natalSVG(_ request: Request, context: LanternRequestContext) async throws -> Response {
+        let themeText = request.uri.queryParameters["theme"].map(String.init) ?? "light"
+        guard let theme = ChartSVG.Theme(rawValue: themeText) else { throw Problem.invalid(field: "theme", "must be light or dark") }
+        let answer = try await chart(try await request.decodeJSON(as: NatalRequest.self, context: context))
+        let svg = ChartSVG.render(NatalChart(planets: answer.planets, houses: answer.houses, aspects: answer.aspects), theme: theme)
+        return Response(status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "private, max-age=86400"],
+                        body: .init(byteBuffer: ByteBuffer(string: svg)))
+    }
+
+    func chart(_ request: NatalRequest) async throws -> NatalResponse {
+        var body = request
         body.place = try await body.place?.resolved(with: places)
         let input = try Self.validate(body)
         let resolved: BirthMoment.Resolved
@@ -105,10 +122,10 @@ struct ChartsController: Sendable {
         let birth = Birth(localDateTime: moment.local, timeKnown: moment.timeKnown, timeZone: moment.timeZone.identifier,
                           utcOffset: Self.offset(resolved.offsetSeconds), utc: resolved.utc, julianDayUT: jd,
                           latitude: place.latitude, longitude: place.longitude)
-        return JSONResponse(NatalResponse(
+        return NatalResponse(
             ephemeris: source, birth: birth, planets: chart.planets, houses: chart.houses, aspects: chart.aspects,
             orbs: Dictionary(uniqueKeysWithValues: AspectType.allCases.map { ($0.rawValue, orbs[$0, default: $0.defaultOrb]) }),
-            fingerprint: fingerprint(moment: moment, place: place), warnings: warnings))
+            fingerprint: fingerprint(moment: moment, place: place), warnings: warnings)
     }
 
     struct ValidPlace: Sendable { var latitude: Double; var longitude: Double }
