@@ -23,7 +23,9 @@ public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, c
     let places = PlaceStore(client: postgres, logger: logger)
     let keySet = RemoteKeySet(url: configuration.identityURL.appendingPathComponent(".well-known/jwks.json").absoluteString,
                               httpClient: .shared, maxAge: .seconds(600), logger: logger)
-    let requireAuth = RequireAccessToken(verifier: AccessTokenVerifier(keySet: keySet, clock: clock))
+    let verifier = AccessTokenVerifier(keySet: keySet, clock: clock)
+    let requireAuth = RequireAccessToken(verifier: verifier)
+    let requireService = RequireAccessToken(verifier: verifier, audience: TokenAudience.service)
 
     var readiness = ReadinessChecks()
     readiness.addPostgres(postgres)
@@ -34,7 +36,7 @@ public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, c
     ChartsController(ephemeris: ephemeris, fingerprintKey: SymmetricKey(data: Data(configuration.fingerprintKey.utf8)), places: places)
         .addRoutes(to: router, requireAuth: requireAuth)
     ChineseController(ephemeris: ephemeris, calendars: LunisolarCalendars(ephemeris: ephemeris), places: places)
-        .addRoutes(to: router, requireAuth: requireAuth)
+        .addRoutes(to: router, requireAuth: requireAuth, requireService: requireService)
     PlacesController(store: places).addRoutes(to: router, requireAuth: requireAuth)
     var app = Application(
         router: router,

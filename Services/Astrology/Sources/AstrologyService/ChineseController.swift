@@ -67,12 +67,17 @@ struct ChineseController: Sendable {
         struct Options: Encodable { var dayBoundary: String; var solarTime: String }
     }
 
-    func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
-        let group = router.group("/v1/astrology").add(middleware: requireAuth)
-        group.post("bazi", use: bazi)
-        group.get("calendar/lunar", use: lunar)
-        group.get("calendar/gregorian", use: gregorian)
-        group.get("calendar/festivals", use: festivals)
+    /// The apps' routes under `/v1/astrology` (user tokens), and the same under `/internal/astrology` for other
+    /// services (service tokens, audience `internal`): content builds Lucky Day prompts from Ba Zi descriptors,
+    /// gamification dates seasonal collections by the Vietnamese festivals. The gateway never forwards `/internal`.
+    func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken, requireService: RequireAccessToken) {
+        for (prefix, middleware) in [("/v1/astrology", requireAuth), ("/internal/astrology", requireService)] {
+            let group = router.group(RouterPath(prefix)).add(middleware: middleware)
+            group.post("bazi", use: bazi)
+            group.get("calendar/lunar", use: lunar)
+            group.get("calendar/gregorian", use: gregorian)
+            group.get("calendar/festivals", use: festivals)
+        }
     }
 
     @Sendable func bazi(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<BaziResponse> {

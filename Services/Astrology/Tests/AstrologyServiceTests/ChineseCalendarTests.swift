@@ -2,6 +2,8 @@
 import Ephemeris
 import Foundation
 import HummingbirdTesting
+import LanternCore
+import LanternTestSupport
 import NIOCore
 import Testing
 
@@ -142,6 +144,33 @@ struct ChineseCalendarTests {
             #expect(beforeNewYear == "rabbit/dragon")
             #expect(newYear == "dragon/dragon")
             #expect(january == "snake/snake")
+        }
+    }
+
+    @Test("other services reach Ba Zi and the calendars under /internal with a service token; app tokens cannot")
+    func internalRoutes() async throws {
+        let identity = try await FakeIdentity()
+        try await identity.serve { url in
+            try await TestEnvironment.withDatabase { database in
+                let settings = Settings.fixed(["IDENTITY_URL": url.absoluteString, "LOG_LEVEL": "warning", "DATABASE_URL": database])
+                let app = try await buildAstrologyApplication(try AstrologyConfiguration(settings: settings), logger: TestEnvironment.logger)
+                let service = try await identity.issuer.issueServiceToken(service: "content")
+                let user = try await identity.token(app: .luckyday)
+                try await app.test(.router) { client in
+                    let festivals = try await client.execute(uri: "/internal/astrology/calendar/festivals?year=2026&calendar=vietnamese", method: .get,
+                                                             headers: [.authorization: "Bearer \(service)"])
+                    #expect(festivals.status == .ok)
+                    #expect((festivals.json["festivals"] as? [[String: Any]])?.contains { $0["key"] as? String == "tet" && $0["date"] as? String == "2026-02-17" } == true)
+                    let bazi = try await client.execute(uri: "/internal/astrology/bazi", method: .post,
+                                                        headers: [.authorization: "Bearer \(service)", .contentType: "application/json"],
+                                                        body: ByteBuffer(string: #"{"date":"1990-04-15","time":null,"place":{"latitude":50.45,"longitude":30.52,"timeZone":"Europe/Kyiv"}}"#))
+                    #expect(bazi.status == .ok && (bazi.json["pillars"] as? [Any])?.count == 3)
+                    let asApp = try await client.execute(uri: "/internal/astrology/calendar/lunar?date=2024-02-10", method: .get, headers: [.authorization: "Bearer \(user)"])
+                    #expect(asApp.status == .unauthorized || asApp.status == .forbidden)
+                    let asService = try await client.execute(uri: "/v1/astrology/calendar/lunar?date=2024-02-10", method: .get, headers: [.authorization: "Bearer \(service)"])
+                    #expect(asService.status == .unauthorized || asService.status == .forbidden)
+                }
+            }
         }
     }
 
