@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "ImageSanitizerTests", dependencies: ["ImageSanitizer"], path: "Tests/ImageSanitizerTests", resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "MediaServiceTests", dependencies: ["MediaService", "LanternTestSupport", hummingbirdTesting, postgres], path: "Tests/MediaServiceTests", swiftSettings: strict),
         .testTarget(name: "PushWorkerTests", dependencies: ["PushWorker", "LanternTestSupport", "LanternEvents", "LanternRedis", hummingbird, jwt, crypto, postgres, httpClient, nioSSL], path: "Tests/PushWorkerTests", swiftSettings: strict),
-        .testTarget(name: "AstrologyServiceTests", dependencies: ["AstrologyService", "Ephemeris", "LanternTestSupport", hummingbirdTesting, "LanternCore"], path: "Services/Astrology/Tests/AstrologyServiceTests", swiftSettings: strict),
+        .testTarget(name: "AstrologyServiceTests", dependencies: ["AstrologyService", "Ephemeris", "LanternTestSupport", hummingbirdTesting, "LanternCore", "LanternDatabase", postgres], path: "Services/Astrology/Tests/AstrologyServiceTests", swiftSettings: strict),
         .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "MediaService", "PushWorker", "AstrologyService", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),
         .testTarget(name: "EndToEndTests", dependencies: ["LanternTestSupport", "LanternEvents", httpClient], path: "Tests/EndToEndTests", swiftSettings: strict),
     ]

@@ -71,45 +71,53 @@ struct PlaceStore: Sendable {
             logger.warning("place gazetteer not found; place search answers 503 until it is loaded", metadata: ["file": "\(path)"])
             return 0
         }
-        var columns = (ids: [Int](), names: [String](), uk: [String](), cc: [String](), countries: [String](), regions: [String](),
-                       lat: [Double](), lon: [Double](), zones: [String](), population: [Int](), nameKeys: [String](), ukKeys: [String](),
-                       aliasIDs: [Int](), aliases: [String]())
-        var loaded = 0
-        func flush() async throws {
-            guard !columns.ids.isEmpty else { return }
-            try await client.query("""
-                INSERT INTO astrology.places (id, name, name_uk, country_code, country_name, region_code, latitude, longitude, time_zone,
-                                              population, name_key, uk_key)
-                SELECT id, name, NULLIF(uk, ''), cc, country, region, lat, lon, zone, population, name_key, uk_key
-                FROM unnest(\(columns.ids), \(columns.names), \(columns.uk), \(columns.cc), \(columns.countries), \(columns.regions),
-                            \(columns.lat), \(columns.lon), \(columns.zones), \(columns.population), \(columns.nameKeys), \(columns.ukKeys))
-                     AS t(id, name, uk, cc, country, region, lat, lon, zone, population, name_key, uk_key)
-                ON CONFLICT (id) DO NOTHING
-                """, logger: logger)
-            try await client.query("""
-                INSERT INTO astrology.place_aliases (place_id, alias_key) SELECT * FROM unnest(\(columns.aliasIDs), \(columns.aliases))
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
-            loaded += columns.ids.count
-            columns = ([], [], [], [], [], [], [], [], [], [], [], [], [], [])
-        }
-        for line in text.split(separator: "\n") {
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard f.count >= 11, let id = Int(f[0]), let lat = Double(f[6]), let lon = Double(f[7]), let population = Int(f[9]) else { continue }
-            columns.ids.append(id); columns.names.append(f[1]); columns.uk.append(f[2])
-            columns.cc.append(f[3]); columns.countries.append(f[4]); columns.regions.append(f[5])
-            columns.lat.append(lat); columns.lon.append(lon); columns.zones.append(f[8]); columns.population.append(population)
-            columns.nameKeys.append(Self.fold(f[1])); columns.ukKeys.append(Self.fold(f[2]))
-            let nameKey = Self.fold(f[1])
-            for alias in Set(f[10].components(separatedBy: " | ").map(Self.fold)) where !alias.isEmpty && alias != nameKey {
-                columns.aliasIDs.append(id)
-                columns.aliases.append(alias)
+        // One transaction under an advisory lock: replicas starting together load it once, and a crash halfway
+        // leaves an empty table (loaded again at the next start), never half a gazetteer.
+        let loaded: Int = try await client.transaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('lantern.astrology.places'))", logger: logger)
+            let rows = try await connection.query("SELECT EXISTS (SELECT 1 FROM astrology.places)", logger: logger)
+            for try await exists in rows.decode(Bool.self) where exists { return 0 }
+            var columns = (ids: [Int](), names: [String](), uk: [String](), cc: [String](), countries: [String](), regions: [String](),
+                           lat: [Double](), lon: [Double](), zones: [String](), population: [Int](), nameKeys: [String](), ukKeys: [String](),
+                           aliasIDs: [Int](), aliases: [String]())
+            var loaded = 0
+            func flush() async throws {
+                guard !columns.ids.isEmpty else { return }
+                try await connection.query("""
+                    INSERT INTO astrology.places (id, name, name_uk, country_code, country_name, region_code, latitude, longitude, time_zone,
+                                                  population, name_key, uk_key)
+                    SELECT id, name, NULLIF(uk, ''), cc, country, region, lat, lon, zone, population, name_key, uk_key
+                    FROM unnest(\(columns.ids), \(columns.names), \(columns.uk), \(columns.cc), \(columns.countries), \(columns.regions),
+                                \(columns.lat), \(columns.lon), \(columns.zones), \(columns.population), \(columns.nameKeys), \(columns.ukKeys))
+                         AS t(id, name, uk, cc, country, region, lat, lon, zone, population, name_key, uk_key)
+                    ON CONFLICT (id) DO NOTHING
+                    """, logger: logger)
+                try await connection.query("""
+                    INSERT INTO astrology.place_aliases (place_id, alias_key) SELECT * FROM unnest(\(columns.aliasIDs), \(columns.aliases))
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+                loaded += columns.ids.count
+                columns = ([], [], [], [], [], [], [], [], [], [], [], [], [], [])
             }
-            if columns.ids.count == 2_000 { try await flush() }
+            for line in text.split(separator: "\n") {
+                let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                guard f.count >= 11, let id = Int(f[0]), let lat = Double(f[6]), let lon = Double(f[7]), let population = Int(f[9]) else { continue }
+                let nameKey = Self.fold(f[1])
+                columns.ids.append(id); columns.names.append(f[1]); columns.uk.append(f[2])
+                columns.cc.append(f[3]); columns.countries.append(f[4]); columns.regions.append(f[5])
+                columns.lat.append(lat); columns.lon.append(lon); columns.zones.append(f[8]); columns.population.append(population)
+                columns.nameKeys.append(nameKey); columns.ukKeys.append(Self.fold(f[2]))
+                for alias in Set(f[10].components(separatedBy: " | ").map(Self.fold)) where !alias.isEmpty && alias != nameKey {
+                    columns.aliasIDs.append(id)
+                    columns.aliases.append(alias)
+                }
+                if columns.ids.count == 2_000 { try await flush() }
+            }
+            try await flush()
+            for statement in Self.indexes { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+            return loaded
         }
-        try await flush()
-        for statement in Self.indexes { try await client.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
-        logger.info("place gazetteer loaded", metadata: ["places": "\(loaded)"])
+        if loaded > 0 { logger.info("place gazetteer loaded", metadata: ["places": "\(loaded)"]) }
         return loaded
     }
 

@@ -1,5 +1,8 @@
+@testable import AstrologyService
 import Foundation
 import HummingbirdTesting
+import LanternDatabase
+import LanternTestSupport
 import NIOCore
 import Testing
 
@@ -47,6 +50,26 @@ struct PlaceSearchTests {
         try await AstrologyHarness.run { h in
             let response = try await h.client.execute(uri: "/v1/astrology/places?q=Kyiv", method: .get, headers: [.authorization: "Bearer \(h.token)"])
             #expect(response.status == .serviceUnavailable && response.json["code"] as? String == "places_unavailable")
+        }
+    }
+}
+
+@Suite("gazetteer loading")
+struct GazetteerLoadingTests {
+    @Test("two replicas starting together load the gazetteer once, completely")
+    func concurrentLoad() async throws {
+        try await TestEnvironment.withDatabase { url in
+            try await TestEnvironment.withPostgres(url) { client in
+                let migrations = try Migration.load(from: AstrologyResources.migrations)
+                _ = try await Migrator.migrate(schema: "astrology", migrations: migrations, client: client, logger: TestEnvironment.logger)
+                let store = PlaceStore(client: client, logger: TestEnvironment.logger)
+                async let first = store.loadIfEmpty(from: AstrologyHarness.placesFile)
+                async let second = PlaceStore(client: client, logger: TestEnvironment.logger).loadIfEmpty(from: AstrologyHarness.placesFile)
+                let loaded = try await [first, second]
+                #expect(loaded.sorted() == [0, 34_006])
+                #expect(try await store.count() == 34_006)
+                #expect(try await store.loadIfEmpty(from: AstrologyHarness.placesFile) == 0)
+            }
         }
     }
 }
