@@ -1,4 +1,5 @@
 import Foundation
+import LanternCore
 
 /// A birth date and clock time at a place, resolved to one UTC instant through the IANA time-zone database
 /// (historical offsets, local mean time before standard time, DST).
@@ -46,6 +47,22 @@ struct BirthMoment: Sendable, Equatable {
         if instants.count == 1 { return Resolved(utc: first, offsetSeconds: Int(wall.timeIntervalSince(first)), ambiguity: nil) }
         let chosen = (fold ?? .earlier) == .earlier ? first : last
         return Resolved(utc: chosen, offsetSeconds: Int(wall.timeIntervalSince(chosen)), ambiguity: fold ?? .earlier)
+    }
+
+    /// `resolve`, with a skipped local time as the 422 the app shows.
+    func resolveForRequest(fold: Fold?) throws -> Resolved {
+        do {
+            return try resolve(fold: fold)
+        } catch let gap as Nonexistent {
+            throw Problem.invalid(field: "time", "\(gap.local) did not exist in \(gap.zone): the clocks jumped forward over it (daylight saving time began)",
+                                  code: "nonexistent_local_time")
+        }
+    }
+
+    /// The warning for a local time that occurred twice, naming the one used and how to ask for the other.
+    func ambiguityWarning(_ fold: Fold) -> (code: String, message: String) {
+        ("ambiguous_local_time",
+         "\(local) happened twice in \(timeZone.identifier) (clocks went back); the \(fold.rawValue) of the two was used. Send \"fold\": \"\(fold == .earlier ? "later" : "earlier")\" for the other.")
     }
 
     var local: String { String(format: "%04d-%02d-%02dT%02d:%02d", year, month, day, hour, minute) }

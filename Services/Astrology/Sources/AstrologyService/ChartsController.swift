@@ -83,14 +83,9 @@ struct ChartsController: Sendable {
     func chart(_ request: NatalRequest) async throws -> NatalResponse {
         var body = request
         body.place = try await body.place?.resolved(with: places)
-        let input = try Self.validate(body)
-        let resolved: BirthMoment.Resolved
-        do {
-            resolved = try input.moment.resolve(fold: input.fold)
-        } catch let gap as BirthMoment.Nonexistent {
-            throw Problem.invalid(field: "time", "\(gap.local) did not exist in \(gap.zone): the clocks jumped forward over it (daylight saving time began)",
-                                  code: "nonexistent_local_time")
-        }
+        var validator = FieldValidator()
+        let input = try Self.validate(body, &validator)
+        let resolved = try input.moment.resolveForRequest(fold: input.fold)
         let (place, orbs, moment) = (input.place, input.orbs, input.moment)
         let computed = try await ephemeris.compute { session -> (Double, [BodyPosition], Houses) in
             var utc = Calendar(identifier: .gregorian)
@@ -109,8 +104,8 @@ struct ChartsController: Sendable {
             warnings.append(Warning(code: "time_unknown", message: "No birth time: the chart is cast for local noon; houses, Ascendant and MC are unreliable, and the Moon may be up to 7° off."))
         }
         if let fold = resolved.ambiguity {
-            warnings.append(Warning(code: "ambiguous_local_time",
-                                    message: "\(moment.local) happened twice in \(moment.timeZone.identifier) (clocks went back); the \(fold.rawValue) of the two was used. Send \"fold\": \"\(fold == .earlier ? "later" : "earlier")\" for the other."))
+            let (code, message) = moment.ambiguityWarning(fold)
+            warnings.append(Warning(code: code, message: message))
         }
         if houses.system == .porphyry {
             warnings.append(Warning(code: "placidus_undefined", message: "Placidus houses do not exist at this latitude (inside a polar circle); Porphyry houses are given instead."))
@@ -131,17 +126,13 @@ struct ChartsController: Sendable {
     struct ValidPlace: Sendable { var latitude: Double; var longitude: Double }
     struct Input: Sendable { var moment: BirthMoment; var place: ValidPlace; var fold: BirthMoment.Fold?; var orbs: [AspectType: Double] }
 
-    /// Checks every field and reports all mistakes at once, each naming its field.
-    static func validate(_ body: NatalRequest) throws -> Input {
-        var v = FieldValidator()
-        var ymd: (Int, Int, Int)?
+    /// Checks every field, adding mistakes to `v` (which may already hold the caller's own), and throws them all
+    /// at once, each naming its field.
+    static func validate(_ body: NatalRequest, _ v: inout FieldValidator) throws -> Input {
+        var ymd: CivilDate?
         if let date = body.date {
-            let parts = date.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-            if date.count == 10, parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], BirthMoment.isSupported(year: y, month: m, day: d) {
-                ymd = (y, m, d)
-            } else {
-                v.fail("date", "must be a real date YYYY-MM-DD between 1900-01-01 and 2100-12-31")
-            }
+            ymd = CivilDate(parsing: date)
+            v.check(ymd != nil, "date", "must be a real date YYYY-MM-DD between 1900-01-01 and 2100-12-31")
         } else {
             v.fail("date", "is required (YYYY-MM-DD)")
         }
@@ -186,10 +177,10 @@ struct ChartsController: Sendable {
             orbs[type] = value
         }
         try v.validate()
-        guard let (y, m, d) = ymd, let zone, let lat = body.place?.latitude, let lon = body.place?.longitude else {
+        guard let ymd, let zone, let lat = body.place?.latitude, let lon = body.place?.longitude else {
             throw Problem.badRequest("incomplete request")
         }
-        let moment = BirthMoment(year: y, month: m, day: d, hour: hm?.0 ?? 12, minute: hm?.1 ?? 0, timeKnown: hm != nil, timeZone: zone)
+        let moment = BirthMoment(year: ymd.year, month: ymd.month, day: ymd.day, hour: hm?.0 ?? 12, minute: hm?.1 ?? 0, timeKnown: hm != nil, timeZone: zone)
         return Input(moment: moment, place: ValidPlace(latitude: lat, longitude: lon), fold: fold, orbs: orbs)
     }
 

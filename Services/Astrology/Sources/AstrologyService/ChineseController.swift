@@ -88,22 +88,9 @@ struct ChineseController: Sendable {
         v.check(boundary != nil, "dayBoundary", "must be 23:00 or 00:00")
         let solarTime = body.solarTime ?? "clock"
         v.check(["clock", "true"].contains(solarTime), "solarTime", "must be clock or true")
-        let common: ChartsController.Input
-        do {
-            common = try ChartsController.validate(.init(date: body.date, time: body.time, place: body.place, fold: body.fold, orbs: nil))
-        } catch let problem as Problem {
-            for error in problem.errors ?? [] { v.fail(error.field, error.message) }
-            try v.validate()
-            throw problem
-        }
-        try v.validate()
+        let common = try ChartsController.validate(.init(date: body.date, time: body.time, place: body.place, fold: body.fold, orbs: nil), &v)
         let moment = common.moment
-        let resolved: BirthMoment.Resolved
-        do {
-            resolved = try moment.resolve(fold: common.fold)
-        } catch let gap as BirthMoment.Nonexistent {
-            throw Problem.invalid(field: "time", "\(gap.local) did not exist in \(gap.zone): the clocks jumped forward over it", code: "nonexistent_local_time")
-        }
+        let resolved = try moment.resolveForRequest(fold: common.fold)
         let longitude = common.place.longitude
         let instant = resolved.utc.timeIntervalSince1970 / 86_400 + 2_440_587.5
         // Year and month need only the Sun's 15° band at the instant: from the cached solar terms of the year.
@@ -132,7 +119,8 @@ struct ChineseController: Sendable {
             warnings.append(.init(code: "time_unknown", message: "No birth time: there is no hour pillar, and the day pillar assumes the birth was not between 23:00 and midnight."))
         }
         if let fold = resolved.ambiguity {
-            warnings.append(.init(code: "ambiguous_local_time", message: "\(moment.local) happened twice in \(moment.timeZone.identifier); the \(fold.rawValue) was used."))
+            let (code, message) = moment.ambiguityWarning(fold)
+            warnings.append(.init(code: code, message: message))
         }
         return JSONResponse(BaziResponse(
             pillars: list, dayMaster: .init(stem: pillars.day.stem.name, element: pillars.day.stem.element, polarity: pillars.day.stem.polarity),
@@ -250,11 +238,8 @@ struct ChineseController: Sendable {
     }
 
     static func date(_ text: String?, _ v: inout FieldValidator) -> CivilDate? {
-        let parts = (text ?? "").split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        if let text, text.count == 10, parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], BirthMoment.isSupported(year: y, month: m, day: d) {
-            return CivilDate(year: y, month: m, day: d)
-        }
-        v.fail("date", "must be a real date YYYY-MM-DD between 1900-01-01 and 2100-12-31")
-        return nil
+        let date = text.flatMap(CivilDate.init(parsing:))
+        v.check(date != nil, "date", "must be a real date YYYY-MM-DD between 1900-01-01 and 2100-12-31")
+        return date
     }
 }

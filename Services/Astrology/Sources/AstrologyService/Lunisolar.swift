@@ -31,6 +31,14 @@ public struct CivilDate: Hashable, Comparable, Codable, Sendable, CustomStringCo
         self.init(julianDayNumber: Int((julianDayUT + offsetHours / 24 + 0.5).rounded(.down)))
     }
 
+    /// A real calendar date `YYYY-MM-DD` within 1900-01-01 … 2100-12-31 (the range every route accepts), else nil.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard text.count == 10, parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2],
+              BirthMoment.isSupported(year: y, month: m, day: d) else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
     public func adding(days: Int) -> CivilDate { CivilDate(julianDayNumber: julianDayNumber + days) }
 
     public static func < (a: CivilDate, b: CivilDate) -> Bool { a.julianDayNumber < b.julianDayNumber }

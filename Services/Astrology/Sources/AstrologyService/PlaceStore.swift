@@ -66,7 +66,7 @@ struct PlaceStore: Sendable {
     /// Loads the gazetteer when the table is empty (first start); returns how many places were loaded.
     @discardableResult
     func loadIfEmpty(from path: String) async throws -> Int {
-        guard try await count() == 0 else { return 0 }
+        guard try await !isLoaded() else { return 0 }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             logger.warning("place gazetteer not found; place search answers 503 until it is loaded", metadata: ["file": "\(path)"])
             return 0

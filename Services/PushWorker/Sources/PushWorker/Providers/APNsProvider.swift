@@ -61,8 +61,7 @@ public struct APNsProvider: PushProvider {
             let response: HTTPClientResponse
             let body: ByteBuffer
             do {
-                response = try await httpClient.execute(request, timeout: timeout.timeAmount)
-                body = try await response.body.collect(upTo: 64 * 1024)
+                (response, body) = try await httpClient.exchange(request, timeout: timeout)
             } catch {
                 return .retry(after: nil, reason: "APNs unreachable: \(error)")
             }

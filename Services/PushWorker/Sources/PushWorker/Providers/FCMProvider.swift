@@ -51,8 +51,7 @@ public struct FCMProvider: PushProvider {
             let response: HTTPClientResponse
             let answer: ByteBuffer
             do {
-                response = try await httpClient.execute(request, timeout: timeout.timeAmount)
-                answer = try await response.body.collect(upTo: 64 * 1024)
+                (response, answer) = try await httpClient.exchange(request, timeout: timeout)
             } catch {
                 return .retry(after: nil, reason: "FCM unreachable: \(error)")
             }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import LanternCore
 import LanternEvents
@@ -70,6 +71,14 @@ public struct LogPushProvider: PushProvider {
             "title": "\(notification.title ?? "")", "body": "\(notification.body ?? "")",
         ])
         return .delivered
+    }
+}
+
+extension HTTPClient {
+    /// One provider request with its (small JSON) answer read whole.
+    func exchange(_ request: HTTPClientRequest, timeout: Duration) async throws -> (HTTPClientResponse, ByteBuffer) {
+        let response = try await execute(request, timeout: timeout.timeAmount)
+        return (response, try await response.body.collect(upTo: 64 * 1024))
     }
 }
 
