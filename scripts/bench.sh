@@ -106,10 +106,14 @@ fi
 
 if part astrology; then
 say "astrology: natal chart in process (vs the library's floor), then through the gateway"
-"$BIN/astrology-bench" 5000 | tee -a "$OUT"
+PLACES_FILE="$(ensure_gazetteer)" "$BIN/astrology-bench" 5000 | tee -a "$OUT"
 run_wrk astrology-natal-gateway http://127.0.0.1:18080/v1/astrology/charts/natal 16 natal.lua
 # Place search under 50 concurrent requests: names being typed (prefix stage only), typos and other spellings
-# (similarity stage), and a mix of both (about a quarter need the similarity stage).
+# (similarity stage), and a mix of both (about a quarter need the similarity stage); at the service itself, then
+# through the gateway (where wrk, the gateway and the service share the machine's cores).
+run_wrk astrology-places-prefix-direct http://127.0.0.1:18083/v1/astrology/places 50 places-prefix.lua
+run_wrk astrology-places-typos-direct http://127.0.0.1:18083/v1/astrology/places 50 places-typos.lua
+run_wrk astrology-places-mixed-direct http://127.0.0.1:18083/v1/astrology/places 50 places.lua
 run_wrk astrology-places-prefix http://127.0.0.1:18080/v1/astrology/places 50 places-prefix.lua
 run_wrk astrology-places-typos http://127.0.0.1:18080/v1/astrology/places 50 places-typos.lua
 run_wrk astrology-places-mixed http://127.0.0.1:18080/v1/astrology/places 50 places.lua

@@ -131,6 +131,25 @@ struct GatewayTests {
         }
     }
 
+    @Test("other routes are limited per user: 429 with Retry-After once the window's count is used; other users go on")
+    func userLimit() async throws {
+        try await withGateway(["RATE_LIMIT_USER_PER_MINUTE": "3"]) { client, upstream in
+            let token = try await upstream.token()
+            var statuses: [Int] = []
+            var retryAfter: String?
+            for _ in 0..<5 {
+                let response = try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: "Bearer \(token)"])
+                statuses.append(response.status.code)
+                if response.status == .tooManyRequests { retryAfter = response.headers[.retryAfter] }
+            }
+            // A window can end between two requests: then the fourth starts a new count.
+            #expect(statuses == [201, 201, 201, 429, 429] || statuses.filter { $0 == 201 }.count == 4, "\(statuses)")
+            #expect(retryAfter.flatMap(Int.init).map { (1...60).contains($0) } == true)
+            let other = try await upstream.token()
+            #expect(try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: "Bearer \(other)"]).status == .created)
+        }
+    }
+
     @Test("invite-code guessing is limited per user and per address")
     func codeGuessLimit() async throws {
         try await withGateway(["RATE_LIMIT_CODE_GUESS_PER_MINUTE": "2"]) { client, upstream in

@@ -47,6 +47,8 @@ public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, c
     app.beforeServerStarts {
         try await Migrator.migrate(schema: "astrology", migrations: try Migration.load(from: AstrologyResources.migrations), client: postgres, logger: logger)
         if let file = configuration.placesFile { try await places.loadIfEmpty(from: file) }
+        // Searches are served from memory: build the index before the first request rather than during it.
+        _ = try await places.index()
     }
     return app
 }

@@ -27,11 +27,11 @@ struct PlacesController: Sendable {
         let limit = query["limit"].map { Int(String($0)) } ?? 10
         v.check(limit.map { (1...20).contains($0) } ?? false, "limit", "must be a whole number from 1 to 20")
         try v.validate()
-        guard try await store.isLoaded() else {
+        guard let places = try await store.search(q, ukrainian: lang == "uk", limit: limit ?? 10) else {
             throw Problem(status: 503, code: "places_unavailable", title: "Place search unavailable",
                           detail: "The place gazetteer has not been loaded (PLACES_FILE); enter coordinates and a time zone instead.")
         }
-        return JSONResponse(Answer(places: try await store.search(q, ukrainian: lang == "uk", limit: limit ?? 10)))
+        return JSONResponse(Answer(places: places))
     }
 }
 

@@ -64,4 +64,26 @@ for i in 0..<count {
     bazi.append(Double((ContinuousClock.now - start).components.attoseconds) / 1e12)
 }
 print(String(format: "astrology.bazi count=%d p50=%.1fus p99=%.1fus", count, percentile(bazi, 0.5), percentile(bazi, 0.99)))
+
+// 4. Place search in memory (what the service does per request, before JSON): names being typed, and typos or other
+//    spellings (the trigram stage). Needs the gazetteer file (PLACES_FILE, written by scripts/gazetteer.py).
+if let file = ProcessInfo.processInfo.environment["PLACES_FILE"], let text = try? String(contentsOfFile: file, encoding: .utf8) {
+    let started = ContinuousClock.now
+    let index = PlaceIndex(records: GazetteerRecord.parse(text))
+    let built = ContinuousClock.now - started
+    let typed = ["ky", "kyi", "kyiv", "lv", "lviv", "ode", "odesa", "khar", "kharkiv", "dnipro", "lon", "london", "par", "paris",
+                 "new y", "tok", "tokyo", "sao p", "berl", "warsaw", "київ", "k", "s"]
+    let typos = ["kiev", "lvov", "kharkiw", "zaporizhzhia", "oddesa", "mykolajiw", "londn", "pariss", "tokio", "warszawa"]
+    for (name, queries) in [("prefix", typed), ("typos", typos)] {
+        var times: [Double] = []
+        for i in 0..<count {
+            let start = ContinuousClock.now
+            let found = index.search(PlaceIndex.fold(queries[i % queries.count]), limit: 10)
+            times.append(Double((ContinuousClock.now - start).components.attoseconds) / 1e12)
+            precondition(!found.isEmpty)
+        }
+        print(String(format: "astrology.places_%@ searches=%d p50=%.1fus p99=%.1fus", name, count, percentile(times, 0.5), percentile(times, 0.99)))
+    }
+    print(String(format: "astrology.places_index places=%d build=%.2fs", index.count, Double(built.components.attoseconds) / 1e18 + Double(built.components.seconds)))
+}
 try await ephemeris.shutdown()

@@ -34,6 +34,7 @@ public func buildGatewayApplication(
     clientConfiguration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)
     clientConfiguration.decompression = .disabled
     clientConfiguration.redirectConfiguration = .disallow
+    clientConfiguration.tracing.tracer = nil  // no tracer is bootstrapped: skip the no-op span per request
     let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
 
     guard let identity = configuration.upstreams["identity"] else {
@@ -48,9 +49,10 @@ public func buildGatewayApplication(
     var readiness = ReadinessChecks()
     readiness.addRedis(redis)
     let router = ServiceRouter.make(readiness: readiness)
+    let counters = RateCounters(redis: redis, prefix: configuration.streamPrefix, clock: dependencies.clock, logger: logger)
     router.add(middleware: ProxyMiddleware(
         routes: .lantern, upstreams: configuration.upstreams, verifier: verifier,
-        limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger),
+        limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger), counters: counters,
         client: httpClient, configuration: configuration))
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8", .cacheControl: "public, max-age=300"],
@@ -84,7 +86,7 @@ public func buildGatewayApplication(
             return try await realtime.shouldUpgrade(request)
         },
         configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-gateway"),
-        services: [RedisLifecycle(client: redis), HTTPClientLifecycle(client: httpClient),
+        services: [RedisLifecycle(client: redis), HTTPClientLifecycle(client: httpClient), counters,
                    RealtimeFeed(hub: hub, endpoint: try RedisEndpoint(url: configuration.redisURL), streams: StreamNames(prefix: configuration.streamPrefix), logger: logger)],
         logger: logger
     )

@@ -21,6 +21,7 @@ struct ProxyMiddleware: RouterMiddleware {
     let upstreams: [String: URL]
     let verifier: AccessTokenVerifier
     let limiter: RateLimiter
+    let counters: RateCounters
     let client: HTTPClient
     let configuration: GatewayConfiguration
 
@@ -44,7 +45,8 @@ struct ProxyMiddleware: RouterMiddleware {
     }
 
     /// Sign-in routes: a bucket per client address (credential guessing); code guessing: per user and per
-    /// address; everything else: per user, or per address for anonymous calls.
+    /// address — both low limits, checked in Redis on every request. Everything else: per user, or per address
+    /// for anonymous calls, counted in memory and shared through Redis in batches (`RateCounters`).
     func rateLimit(_ limit: RouteTable.Limit, sub: String?, address: String) async -> [RateLimiter.Decision] {
         switch limit {
         case .signIn:
@@ -54,13 +56,18 @@ struct ProxyMiddleware: RouterMiddleware {
             if let sub { decisions.append(await limiter.check(scope: "guess-user", key: sub, limit: configuration.codeGuessLimitPerMinute)) }
             return decisions
         case .standard:
-            if let sub { return [await limiter.check(scope: "user", key: sub, limit: configuration.userLimitPerMinute)] }
-            return [await limiter.check(scope: "ip", key: address, limit: configuration.userLimitPerMinute)]
+            if let sub { return [counters.check(scope: "user", key: sub, limit: configuration.userLimitPerMinute)] }
+            return [counters.check(scope: "ip", key: address, limit: configuration.userLimitPerMinute)]
         }
     }
 
     /// Refuses dot segments (they would let a path escape its prefix upstream) and anything internal.
     static func checkPath(_ path: String) throws {
+        // Fast path: with no percent sign, dot or backslash, and no "internal" anywhere, there is nothing to refuse.
+        if !path.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "\\") }),
+           !path.lowercased().contains("internal") {
+            return
+        }
         let decoded = (path.removingPercentEncoding ?? path).lowercased()
         let segments = decoded.split(separator: "/", omittingEmptySubsequences: false)
         if segments.contains(where: { $0 == "." || $0 == ".." }) || decoded.contains("\\") {
