@@ -129,14 +129,29 @@ public final class PlaceIndex: Sendable {
         var shared = counterPool.withLock { $0.popLast() } ?? [UInt8](repeating: 0, count: entries.count)
         var touched: [Int32] = []
         touched.reserveCapacity(4_096)
+        // A key needs at least ⌈0.3·q⌉ of the q query trigrams to reach similarity 0.3 (it has at least as many
+        // trigrams as it shares), so a key in none of the shortest L − ⌈0.3·q⌉ + 1 posting lists cannot qualify:
+        // only those lists bring candidates; the longest ones (like "  k", every word starting with k) only add
+        // to candidates already found.
+        let lists = trigrams.compactMap { postings[$0] }.sorted { $0.count < $1.count }
+        let needed = (3 * q + 9) / 10
+        let searched = max(1, lists.count - needed + 1)
         shared.withUnsafeMutableBufferPointer { shared in
-            for trigram in trigrams {
-                guard let list = postings[trigram] else { continue }
+            for list in lists.prefix(searched) {
                 list.withUnsafeBufferPointer { list in
                     for entry in list {
                         let e = Int(entry)
                         if shared[e] == 0 { touched.append(entry) }
                         shared[e] &+= 1
+                    }
+                }
+            }
+            for list in lists.dropFirst(searched) {
+                list.withUnsafeBufferPointer { list in
+                    if touched.count * 16 < list.count {
+                        for entry in touched where Self.contains(list, entry) { shared[Int(entry)] &+= 1 }
+                    } else {
+                        for entry in list where shared[Int(entry)] != 0 { shared[Int(entry)] &+= 1 }
                     }
                 }
             }
@@ -165,5 +180,15 @@ public final class PlaceIndex: Sendable {
             return pa.population != pb.population ? pa.population > pb.population : pa.id < pb.id
         }
         return ranked.prefix(limit).map(\.place)
+    }
+
+    /// Binary search in a posting list (ascending key numbers).
+    private static func contains(_ list: UnsafeBufferPointer<Int32>, _ entry: Int32) -> Bool {
+        var low = 0, high = list.count
+        while low < high {
+            let middle = (low + high) / 2
+            if list[middle] < entry { low = middle + 1 } else { high = middle }
+        }
+        return low < list.count && list[low] == entry
     }
 }

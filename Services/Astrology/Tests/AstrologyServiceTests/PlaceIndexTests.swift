@@ -81,13 +81,17 @@ struct PlaceIndexTests {
                     """, logger: TestEnvironment.logger))
                 #expect(index.search(key, limit: 10).map(\.id) == expected, "prefix \(text)")
             }
-            for text in ["kiev", "lvov", "kharkiw", "zaporizhzhia", "oddesa", "mykolajiw", "londn", "pariss", "tokio", "warszawa",
-                         "kijów", "dnepropetrovsk", "львов", "киев", "muenchen", "bejing", "mosow", "neu york"] {
+            // Hand-picked typos and other spellings, and typos of 16 places spread over the table (multi-word names too).
+            var typos = ["kiev", "lvov", "kharkiw", "zaporizhzhia", "oddesa", "mykolajiw", "londn", "pariss", "tokio", "warszawa",
+                         "kijów", "dnepropetrovsk", "львов", "киев", "muenchen", "bejing", "mosow", "neu york"]
+            for (seed, name) in index.places.enumerated().filter({ $0.offset % 2_125 == 7 }) { typos.append(Self.typo(PlaceIndex.fold(name.name), seed: seed)) }
+            var compared = 0
+            for text in typos {
                 let key = PlaceIndex.fold(text)
                 let prefixed = try await ids(client.query("""
                     SELECT id FROM astrology.places WHERE name_key LIKE \(key + "%") OR uk_key LIKE \(key + "%") LIMIT 1
                     """, logger: TestEnvironment.logger))
-                #expect(prefixed.isEmpty, "\(text) must need the similarity stage")
+                guard prefixed.isEmpty else { continue }  // a prefix answer: that stage is compared above
                 let expected = try await ids(client.query("""
                     WITH candidates (id, score) AS (
                         SELECT id, similarity(name_key, \(key)) FROM astrology.places WHERE name_key % \(key)
@@ -97,9 +101,10 @@ struct PlaceIndexTests {
                     SELECT p.id FROM best JOIN astrology.places p USING (id)
                     ORDER BY round(best.score::numeric, 1) DESC, p.population DESC, p.id LIMIT 10
                     """, logger: TestEnvironment.logger))
-                #expect(!expected.isEmpty, "\(text)")
+                compared += 1
                 #expect(index.search(key, limit: 10).map(\.id) == expected, "similar to \(text)")
             }
+            #expect(compared >= 25, "most typos need the similarity stage")
             #expect(index.search("xqzzqx", limit: 10).isEmpty)
             #expect(index.search("", limit: 10).isEmpty)
             #expect(try await store.place(id: 703448)?.name == "Kyiv")
