@@ -12,13 +12,15 @@ final class PlaceIndexCell: Sendable {
 
     /// The index, building it with `build` unless it is built or being built (concurrent callers share one build).
     func index(building build: @escaping @Sendable () async throws -> PlaceIndex?) async throws -> PlaceIndex? {
-        let task: Task<PlaceIndex?, any Error> = state.withLock { state in
-            if let index = state.index { return Task { index } }
-            if let building = state.building { return building }
+        let (ready, task): (PlaceIndex?, Task<PlaceIndex?, any Error>?) = state.withLock { state in
+            if let index = state.index { return (index, nil) }
+            if let building = state.building { return (nil, building) }
             let task = Task { try await build() }
             state.building = task
-            return task
+            return (nil, task)
         }
+        if let ready { return ready }
+        guard let task else { return nil }
         do {
             let index = try await task.value
             state.withLock { state in

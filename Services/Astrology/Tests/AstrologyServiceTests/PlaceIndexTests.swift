@@ -37,7 +37,7 @@ struct PlaceIndexTests {
         return String(characters)
     }
 
-    @Test("trigrams and similarity are pg_trgm's, for Latin, Cyrillic, multi-word and punctuated names")
+    @Test("trigrams and similarity are pg_trgm's, for Latin, Cyrillic, multi-word and punctuated names; one index build per replica")
     func similarityMatchesPostgres() async throws {
         try await Self.withGazetteer { _, _, client in
             var keys: [String] = []
@@ -62,6 +62,14 @@ struct PlaceIndexTests {
                 compared += 1
             }
             #expect(compared == pairs.count && compared > 1_000)
+
+            // A replica's concurrent first searches share one build.
+            let fresh = PlaceStore(client: client, logger: TestEnvironment.logger)
+            async let first = fresh.index()
+            async let second = fresh.index()
+            let (a, b) = try await (first, second)
+            #expect(a != nil && a === b)
+            #expect(try await fresh.index() === a)
         }
     }
 
