@@ -1,6 +1,7 @@
 @testable import AstrologyService
 import Foundation
 import HummingbirdTesting
+import LanternCore
 import LanternDatabase
 import LanternTestSupport
 import NIOCore
@@ -30,6 +31,17 @@ struct PlaceSearchTests {
             #expect(try await search("q=S%C3%A3o%20Paulo").first?["countryCode"] as? String == "BR", "diacritics")
             #expect(try await search("q=xqzzqx").isEmpty)
             #expect(try await search("q=London&limit=3").count <= 3)
+
+            // Answers are assembled from cached per-place JSON: byte for byte what encoding the whole answer gives,
+            // in both languages, asked twice (the second time from the cache).
+            struct Decoded: Decodable { var places: [Place] }
+            for query in ["q=Lon", "q=Kyiv&lang=uk", "q=Lon&lang=uk", "q=Kiev", "q=xqzzqx", "q=Lon"] {
+                let response = try await h.client.execute(uri: "/v1/astrology/places?\(query)", method: .get, headers: [.authorization: "Bearer \(h.token)"])
+                #expect(response.headers[.contentType] == "application/json; charset=utf-8")
+                let places = try JSONDecoder().decode(Decoded.self, from: Data(buffer: response.body)).places
+                let canonical = try JSONEncoder.lantern.encode(PlacesController.Answer(places: places))
+                #expect(Data(buffer: response.body) == canonical, "\(query)")
+            }
 
             for (query, field) in [("q=", "q"), ("q=Kyiv&lang=fr", "lang"), ("q=Kyiv&limit=0", "limit"), ("q=Kyiv&limit=abc", "limit")] {
                 let bad = try await h.client.execute(uri: "/v1/astrology/places?\(query)", method: .get, headers: [.authorization: "Bearer \(h.token)"])
