@@ -42,7 +42,7 @@ def on_new_moment(data):
 
 
 try:
-    sio.connect(url, transports=["websocket"], auth={"token": token}, socketio_path="socket.io", wait_timeout=5)
+    sio.connect(url, transports=["websocket"], auth={"token": token}, socketio_path="socket.io", wait_timeout=15)  # generous: CI machines can be loaded
 except Exception as error:  # connection refused by the server: report and stop
     say("connect_failed", str(error))
     sys.exit(0)

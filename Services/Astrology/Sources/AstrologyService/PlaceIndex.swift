@@ -13,7 +13,7 @@ public final class PlaceIndex: Sendable {
     struct Entry: Sendable {
         var place: Int32
         var kind: Kind
-        var trigramCount: UInt8
+        var trigramCount: UInt16
     }
 
     let places: [Place]
@@ -44,7 +44,7 @@ public final class PlaceIndex: Sendable {
             let trigrams = Trigrams.of(key)
             guard !trigrams.isEmpty else { return }
             let entry = Int32(entries.count)
-            entries.append(Entry(place: place, kind: kind, trigramCount: UInt8(clamping: trigrams.count)))
+            entries.append(Entry(place: place, kind: kind, trigramCount: UInt16(clamping: trigrams.count)))
             for trigram in trigrams { postings[trigram, default: []].append(entry) }
         }
         for (index, row) in rows.enumerated() {
@@ -121,11 +121,12 @@ public final class PlaceIndex: Sendable {
 
     private func similar(to key: String, limit: Int) -> [Int32] {
         let trigrams = Trigrams.of(key)
-        guard !trigrams.isEmpty else { return [] }
+        guard !trigrams.isEmpty, trigrams.count < 256 else { return [] }  // counted in bytes below
         let q = trigrams.count
         var scores: [Int32: Int] = [:]
         // Shared trigrams per key, counted over the posting lists of the query's trigrams, in a zeroed buffer
-        // borrowed from the pool (allocating and clearing one per query cost more than the counting).
+        // borrowed from the pool (allocating and clearing one per query cost more than the counting). A byte per
+        // key is enough: a query of at most 100 characters has fewer than 200 trigrams.
         var shared = counterPool.withLock { $0.popLast() } ?? [UInt8](repeating: 0, count: entries.count)
         var touched: [Int32] = []
         touched.reserveCapacity(4_096)
