@@ -3,7 +3,9 @@ import Foundation
 import LanternRedis
 import Logging
 
-/// Fixed-window request counters in Redis, shared by every gateway instance.
+/// Fixed-window request counters in Redis, shared by every gateway instance: the low limits (sign-in, invite
+/// codes), where every request must be counted everywhere at once. The per-user limit of all other routes is
+/// counted in memory (`RateCounters`).
 ///
 /// One round trip per request (a Lua script: INCR, set the window's expiry on first use, read the TTL).
 /// When Redis is unreachable the gateway lets requests through and logs it: losing rate limiting for a moment is
