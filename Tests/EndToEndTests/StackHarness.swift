@@ -31,12 +31,20 @@ final class Stack: @unchecked Sendable {
             .appendingPathComponent(".build/debug")
     }
 
-    static func run(_ body: @Sendable (Stack) async throws -> Void) async throws {
-        let push = try await FakePushServices()
-        try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, body) }
+    /// The gazetteer `make test` writes (scripts/gazetteer.py); `LANTERN_PLACES_FILE` overrides.
+    static var placesFile: String {
+        ProcessInfo.processInfo.environment["LANTERN_PLACES_FILE"]
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent(".lantern/data/places.tsv").path
     }
 
-    private static func run(push: FakePushServices, pushURL: URL, _ body: @Sendable (Stack) async throws -> Void) async throws {
+    /// - Parameter places: give `astrology` the gazetteer (it loads it and builds its search index before it is ready).
+    static func run(places: Bool = false, _ body: @Sendable (Stack) async throws -> Void) async throws {
+        let push = try await FakePushServices()
+        try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, body) }
+    }
+
+    private static func run(push: FakePushServices, pushURL: URL, places: Bool, _ body: @Sendable (Stack) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { databaseURL in
             let prefix = TestEnvironment.uniquePrefix()
             let identityPort = try freePort(), mediaPort = try freePort(), pushPort = try freePort(), astrologyPort = try freePort()
@@ -65,7 +73,8 @@ final class Stack: @unchecked Sendable {
                 ]) { $1 })
                 stack.pushWorker = "http://127.0.0.1:\(pushPort)"
                 try await stack.waitReady("\(stack.pushWorker)/health/ready", process: "push-worker")
-                try stack.start("astrology", environment: common.merging(["HTTP_PORT": String(astrologyPort)]) { $1 })
+                try stack.start("astrology", environment: common.merging(
+                    ["HTTP_PORT": String(astrologyPort)].merging(places ? ["PLACES_FILE": placesFile] : [:]) { $1 }) { $1 })
                 try await stack.waitReady("http://127.0.0.1:\(astrologyPort)/health/ready", process: "astrology")
                 try stack.start("gateway", environment: common.merging([
                     "HTTP_PORT": String(gatewayPort), "MEDIA_URL": "http://127.0.0.1:\(mediaPort)",
