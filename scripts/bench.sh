@@ -111,12 +111,12 @@ run_wrk astrology-natal-gateway http://127.0.0.1:18080/v1/astrology/charts/natal
 # Place search under 50 concurrent requests: names being typed (prefix stage only), typos and other spellings
 # (similarity stage), and a mix of both (about a quarter need the similarity stage); at the service itself, then
 # through the gateway (where wrk, the gateway and the service share the machine's cores).
-run_wrk astrology-places-prefix-direct http://127.0.0.1:18083/v1/astrology/places 50 places-prefix.lua
-run_wrk astrology-places-typos-direct http://127.0.0.1:18083/v1/astrology/places 50 places-typos.lua
-run_wrk astrology-places-mixed-direct http://127.0.0.1:18083/v1/astrology/places 50 places.lua
-run_wrk astrology-places-prefix http://127.0.0.1:18080/v1/astrology/places 50 places-prefix.lua
-run_wrk astrology-places-typos http://127.0.0.1:18080/v1/astrology/places 50 places-typos.lua
-run_wrk astrology-places-mixed http://127.0.0.1:18080/v1/astrology/places 50 places.lua
+PLACES=typed run_wrk astrology-places-prefix-direct http://127.0.0.1:18083/v1/astrology/places 50 places.lua
+PLACES=typos run_wrk astrology-places-typos-direct http://127.0.0.1:18083/v1/astrology/places 50 places.lua
+PLACES=mixed run_wrk astrology-places-mixed-direct http://127.0.0.1:18083/v1/astrology/places 50 places.lua
+PLACES=typed run_wrk astrology-places-prefix http://127.0.0.1:18080/v1/astrology/places 50 places.lua
+PLACES=typos run_wrk astrology-places-typos http://127.0.0.1:18080/v1/astrology/places 50 places.lua
+PLACES=mixed run_wrk astrology-places-mixed http://127.0.0.1:18080/v1/astrology/places 50 places.lua
 fi
 
 "$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
