@@ -161,8 +161,3 @@ public enum DefaultPort {
     public static let pushWorker = 8087
     public static let evolutionWorker = 8088
 }
-
-/// The apps Lantern serves; every account belongs to exactly one.
-public enum AppID: String, Codable, Sendable, CaseIterable {
-    case luckyday, pairly, astrosvitla, roastmelater, symbi
-}

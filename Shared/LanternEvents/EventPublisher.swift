@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternRedis
 
 /// Appends envelopes to streams (`XADD … MAXLEN ~ n`).

@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternCore
 import Logging
 import PostgresNIO
@@ -12,13 +13,34 @@ import Synchronization
 public struct Outbox: Sendable {
     public let schema: String
     public let streams: StreamNames
+    /// The envelopes' `producer`: the service's name.
+    public let producer: String
     let signal: OutboxSignal
 
-    public init(schema: String, streams: StreamNames) {
+    public init(schema: String, streams: StreamNames, producer: String) {
         precondition(schema.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" })
         self.schema = schema
         self.streams = streams
+        self.producer = producer
         self.signal = OutboxSignal()
+    }
+
+    /// Adds a typed payload to the outbox inside the caller's transaction, on the stream its contract names.
+    public func enqueue<P: EventPayload>(_ payload: P, subject: String?, at date: Date, on connection: PostgresConnection, logger: Logger) async throws {
+        let envelope = try EventEnvelope(payload, producer: producer, subject: subject, occurredAt: date)
+        try await enqueue(envelope, stream: streams.name(of: P.stream), on: connection, logger: logger)
+    }
+
+    /// Queues push notifications in the caller's transaction, next to the state change they announce.
+    public func enqueue(_ requests: [PushRequest], at date: Date, on connection: PostgresConnection, logger: Logger) async throws {
+        for request in requests { try await enqueue(request, subject: request.userId, at: date, on: connection, logger: logger) }
+    }
+
+    /// Queues real-time frames in the caller's transaction: they reach the sockets only if the change committed.
+    public func enqueue(_ frames: [RealtimeFrame], at date: Date, on connection: PostgresConnection, logger: Logger) async throws {
+        for frame in frames {
+            try await enqueue(frame, subject: frame.recipients.count == 1 ? frame.recipients[0] : nil, at: date, on: connection, logger: logger)
+        }
     }
 
     /// Adds an event to the outbox inside the caller's transaction. Call `committed()` after the commit.
@@ -87,15 +109,15 @@ public struct OutboxRelay: Service {
                 }
             }
             await cancelWhenGracefulShutdown {
-                var backoff = Duration.milliseconds(100)
+                var backoff = Backoff()
                 for await _ in signal.stream {
                     do {
                         while try await relayBatch() == batchSize {}  // drain: more may be waiting
-                        backoff = .milliseconds(100)
+                        backoff.reset()
                     } catch {
-                        logger.warning("outbox relay paused", metadata: ["schema": "\(outbox.schema)", "error": "\(error)", "retryIn": "\(backoff)"])
-                        try? await Task.sleep(for: backoff)
-                        backoff = min(backoff * 2, .seconds(5))
+                        let wait = backoff.next()
+                        logger.warning("outbox relay paused", metadata: ["schema": "\(outbox.schema)", "error": "\(error)", "retryIn": "\(wait)"])
+                        try? await Task.sleep(for: wait)
                     }
                 }
             }

@@ -1,4 +1,6 @@
 import Foundation
+import LanternContracts
+import LanternCore
 import LanternRedis
 import Logging
 import Metrics
@@ -9,7 +11,11 @@ import ServiceLifecycle
 /// Delivery is at least once. A message is acknowledged only after `handler` returns; if the handler throws or the
 /// process dies, the message stays pending and is taken over (`XAUTOCLAIM`) by any consumer of the group once it
 /// has been idle for `claimIdle`. After `maxDeliveries` attempts, or at once when it cannot be decoded, it moves to
-/// the dead-letter stream `lantern.dlq.<stream>` with the reason. Handlers must be idempotent (`ProcessedEvents`).
+/// the dead-letter stream `lantern.dlq.<stream>` with the reason; a payload that does not decode into its contract
+/// (`UndecodablePayload`) goes there at once. Handlers must be idempotent (`ProcessedEvents`).
+///
+/// With a `StartupGate` (the service's migrations) nothing is read before it opens, so a handler never meets a
+/// schema that is not there yet.
 public struct StreamConsumer: Service {
     public struct Options: Sendable {
         public var stream: String
@@ -40,24 +46,37 @@ public struct StreamConsumer: Service {
     let streams: StreamNames
     let handler: Handler
     let batchHandler: BatchHandler?
+    let gate: StartupGate?
     let logger: Logger
 
     /// - Parameters:
     ///   - endpoint: Redis; the consumer opens a connection of its own because `XREADGROUP BLOCK` holds it.
-    public init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, handler: @escaping Handler) {
-        self.init(endpoint: endpoint, streams: streams, options: options, logger: logger, handler: handler, batchHandler: nil)
+    ///   - gate: when given, reading starts once it opens (after the service's migrations).
+    public init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, startAfter gate: StartupGate? = nil,
+                handler: @escaping Handler) {
+        self.init(endpoint: endpoint, streams: streams, options: options, logger: logger, gate: gate, handler: handler, batchHandler: nil)
+    }
+
+    /// A consumer of the event types `handlers` knows; entries of other types are acknowledged and skipped.
+    public init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, startAfter gate: StartupGate? = nil,
+                handlers: EventHandlers) {
+        self.init(endpoint: endpoint, streams: streams, options: options, logger: logger, gate: gate,
+                  handler: { envelope in try await handlers.handle(envelope) }, batchHandler: nil)
     }
 
     /// A consumer whose new messages are handled a batch at a time; reclaimed ones go through it one by one.
-    public init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, batchHandler: @escaping BatchHandler) {
-        self.init(endpoint: endpoint, streams: streams, options: options, logger: logger, handler: { envelope in
+    public init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, startAfter gate: StartupGate? = nil,
+                batchHandler: @escaping BatchHandler) {
+        self.init(endpoint: endpoint, streams: streams, options: options, logger: logger, gate: gate, handler: { envelope in
             guard await batchHandler([envelope]).first == true else { throw BatchEntryFailed() }
         }, batchHandler: batchHandler)
     }
 
     struct BatchEntryFailed: Error {}
 
-    private init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, handler: @escaping Handler, batchHandler: BatchHandler?) {
+    private init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, gate: StartupGate?,
+                 handler: @escaping Handler, batchHandler: BatchHandler?) {
+        self.gate = gate
         self.batchHandler = batchHandler
         self.options = options
         // Blocking reads must not time out the socket: read timeout = BLOCK + margin.
@@ -72,9 +91,13 @@ public struct StreamConsumer: Service {
     }
 
     public func run() async throws {
+        if let gate {
+            await cancelWhenGracefulShutdown { await gate.wait() }
+            guard gate.isOpen else { return await redis.shutdown() }  // shut down before start-up finished
+        }
         var groupReady = false
         var lastReclaim = ContinuousClock.now - options.claimIdle
-        var backoff = Duration.milliseconds(100)
+        var backoff = Backoff()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 if !groupReady {
@@ -86,14 +109,14 @@ public struct StreamConsumer: Service {
                     lastReclaim = .now
                 }
                 try await readNew()
-                backoff = .milliseconds(100)
+                backoff.reset()
             } catch RedisError.server(let message) where message.hasPrefix("NOGROUP") {
                 // Redis lost the group (restart without persistence, stream deleted): recreate it.
                 groupReady = false
             } catch {
-                logger.warning("consumer paused", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
-                try? await Task.sleep(for: backoff)
-                backoff = min(backoff * 2, .seconds(5))
+                let wait = backoff.next()
+                logger.warning("consumer paused", metadata: ["error": "\(error)", "retryIn": "\(wait)"])
+                try? await Task.sleep(for: wait)
                 groupReady = false
             }
         }
@@ -109,17 +132,11 @@ public struct StreamConsumer: Service {
     }
 
     func readNew() async throws {
-        let blockMillis = Int(options.block.components.seconds * 1000 + options.block.components.attoseconds / 1_000_000_000_000_000)
         let reply = try await redis.send([
             "XREADGROUP", "GROUP", options.group, options.consumer, "COUNT", String(options.batchSize),
-            "BLOCK", String(max(1, blockMillis)), "STREAMS", options.stream, ">",
+            "BLOCK", String(max(1, options.block.milliseconds)), "STREAMS", options.stream, ">",
         ])
-        guard let streams = reply.array else { return }  // nil reply: BLOCK timed out
-        var batch: [(String, [String: String])] = []
-        for stream in streams {
-            guard let pair = stream.array, pair.count == 2, let entries = pair[1].array else { continue }
-            batch += entries.compactMap(Self.parseEntry)
-        }
+        let batch = StreamEntry.entries(ofXREAD: reply).map { ($0.id, $0.fields) }
         var handled: [String] = []
         if let batchHandler {
             handled = await processBatch(batch, batchHandler)
@@ -135,7 +152,7 @@ public struct StreamConsumer: Service {
     /// Takes over messages idle longer than `claimIdle` (a crashed or stuck consumer's), then retries or
     /// dead-letters them by delivery count.
     func reclaim() async throws {
-        let idleMillis = String(Int(options.claimIdle.components.seconds * 1000 + options.claimIdle.components.attoseconds / 1_000_000_000_000_000))
+        let idleMillis = String(options.claimIdle.milliseconds)
         var start = "0-0"
         for _ in 0..<100 {  // bounded: at most 100 × batchSize messages per round
             let reply = try await redis.send([
@@ -144,7 +161,7 @@ public struct StreamConsumer: Service {
             guard let parts = reply.array, parts.count >= 2, let next = parts[0].string, let entries = parts[1].array else {
                 throw RedisError.unexpectedReply("XAUTOCLAIM: \(reply)")
             }
-            let claimed = entries.compactMap(Self.parseEntry)
+            let claimed = entries.compactMap(StreamEntry.init).map { ($0.id, $0.fields) }
             if !claimed.isEmpty {
                 let counts = try await deliveryCounts(ids: claimed.map(\.0))
                 for (id, fields) in claimed {
@@ -184,6 +201,9 @@ public struct StreamConsumer: Service {
             if acknowledge { try await redis.send(["XACK", options.stream, options.group, id]) }
             Counter(label: "lantern_events_handled_total", dimensions: dimensions + [("result", "ok")]).increment()
             return !acknowledge
+        } catch let poison as UndecodablePayload {
+            await deadLetter(id: id, fields: fields, deliveries: deliveries, reason: poison.description)
+            return false
         } catch {
             // Left pending on purpose: it is retried after `claimIdle`.
             Counter(label: "lantern_events_handled_total", dimensions: dimensions + [("result", "error")]).increment()
@@ -220,29 +240,13 @@ public struct StreamConsumer: Service {
     }
 
     func deadLetter(id: String, fields: [String: String], deliveries: Int, reason: String) async {
-        let dlq = streams.deadLetter(of: options.stream)
         do {
-            var arguments = ["XADD", dlq, "MAXLEN", "~", "10000", "*"]
-            arguments += ["event", fields["event"] ?? "", "stream", options.stream, "entry", id, "group", options.group,
-                          "deliveries", String(deliveries), "reason", reason]
-            try await redis.send(arguments)
+            try await DeadLetters(redis: redis, streams: streams).add(event: fields["event"] ?? "", stream: options.stream, entry: id,
+                                                                     group: options.group, deliveries: deliveries, reason: reason)
             try await redis.send(["XACK", options.stream, options.group, id])
-            Counter(label: "lantern_events_dead_lettered_total", dimensions: [("stream", options.stream), ("group", options.group)]).increment()
-            logger.error("message dead-lettered", metadata: ["entry": "\(id)", "dlq": "\(dlq)", "reason": "\(reason)"])
+            logger.error("message dead-lettered", metadata: ["entry": "\(id)", "dlq": "\(streams.deadLetter(of: options.stream))", "reason": "\(reason)"])
         } catch {
             logger.error("dead-lettering failed; will retry", metadata: ["entry": "\(id)", "error": "\(error)"])
         }
-    }
-
-    static func parseEntry(_ entry: RedisValue) -> (String, [String: String])? {
-        guard let parts = entry.array, parts.count == 2, let id = parts[0].string else { return nil }
-        var fields: [String: String] = [:]
-        let flat = parts[1].array ?? []  // nil when the entry was deleted (XAUTOCLAIM on a trimmed stream)
-        var i = 0
-        while i + 1 < flat.count {
-            if let k = flat[i].string, let v = flat[i + 1].string { fields[k] = v }
-            i += 2
-        }
-        return (id, fields)
     }
 }

@@ -1,7 +1,5 @@
 import Foundation
 import Hummingbird
-import LanternRedis
-import PostgresNIO
 import Synchronization
 
 /// Named checks behind `/health/ready`: the process is ready when every dependency answers in time.
@@ -12,14 +10,6 @@ public struct ReadinessChecks: Sendable {
     public init() {}
 
     public mutating func add(_ name: String, _ check: @escaping Check) { checks.append((name, check)) }
-
-    public mutating func addPostgres(_ client: PostgresClient) {
-        add("postgres") { try await client.query("SELECT 1") }
-    }
-
-    public mutating func addRedis(_ redis: RedisClient) {
-        add("redis") { try await redis.send("PING") }
-    }
 
     public struct Report: Codable, Sendable {
         public var status: String

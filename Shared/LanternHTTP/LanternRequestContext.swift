@@ -1,4 +1,7 @@
+import Foundation
 import Hummingbird
+import LanternContracts
+import LanternCore
 import LanternTokens
 import Logging
 import NIOCore
@@ -24,5 +27,14 @@ public struct LanternRequestContext: RequestContext, RemoteAddressRequestContext
     public func requireAuth() throws -> AccessClaims {
         guard let auth else { throw TokenError("missing_token", "Send an access token: Authorization: Bearer <token>.") }
         return auth
+    }
+
+    /// The signed-in user of `app`: 401 without a valid token, `refusal` (a 403 naming the feature) for an account
+    /// of another app, 403 for a service token.
+    public func requireUser(of app: AppID, otherwise refusal: @autoclosure () -> Problem) throws -> UUID {
+        let claims = try requireAuth()
+        guard claims.app == app.rawValue else { throw refusal() }
+        guard let id = claims.userID else { throw Problem.forbidden("This route is for user tokens.") }
+        return id
     }
 }

@@ -1,7 +1,10 @@
 import Crypto
 import Foundation
+import AsyncHTTPClient
 import JWTKit
+import LanternContracts
 import LanternCore
+import Logging
 import Synchronization
 
 /// Signs access and service tokens with an Ed25519 key (EdDSA), and publishes the public half as a JWK set.
@@ -89,6 +92,14 @@ public struct AccessTokenVerifier: Sendable {
     /// Trusts the key set published by identity (`IDENTITY_URL/.well-known/jwks.json`).
     public init(keySet: RemoteKeySet, clock: WallClock, leeway: TimeInterval = 30) {
         self.init(clock: clock, leeway: leeway) { kid in try await keySet.keys(for: kid) }
+    }
+
+    /// What every service but identity verifies with: identity's published key set at `identityURL`, cached
+    /// for 10 minutes and fetched again at once (at most every second) when a token names an unknown key.
+    public init(identity identityURL: URL, clock: WallClock, logger: Logger) {
+        let keySet = RemoteKeySet(url: identityURL.appendingPathComponent(".well-known/jwks.json").absoluteString, httpClient: .shared,
+                                  maxAge: .seconds(600), minRefreshInterval: .seconds(1), logger: logger)
+        self.init(keySet: keySet, clock: clock)
     }
 
     /// Returns the claims of a valid token for `audience`, or throws `TokenError`.

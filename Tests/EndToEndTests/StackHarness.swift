@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LanternContracts
 import LanternEvents
 import LanternRedis
 import LanternTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import GatewayService
 import Hummingbird
 import HummingbirdTesting
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternTestSupport

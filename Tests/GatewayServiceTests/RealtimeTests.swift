@@ -3,6 +3,7 @@ import GatewayService
 import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternHTTP
@@ -46,19 +47,16 @@ struct RealtimeTests {
             let someoneElse = UUID().lowercased
             let texts = try await withTimeout(.seconds(20)) {
                 try await self.collectFrames(port: port, token: token, count: 4) {
-                    func publish(_ type: String, _ stream: String, _ data: JSONValue) async throws {
-                        try await publisher.publish(EventEnvelope(type: type, occurredAt: Date(), producer: "test", subject: nil, data: data), to: stream)
+                    // What identity and media write through their outboxes (PairlyFrames) when these things happen.
+                    func publish(_ frames: [RealtimeFrame]) async throws {
+                        for frame in frames {
+                            try await publisher.publish(EventEnvelope(frame, producer: "test", subject: nil, occurredAt: Date()), to: streams.realtime)
+                        }
                     }
-                    try await publish("moment.shared", streams.events("media"), .object(["receiverId": .string(someoneElse), "momentId": .string("x")]))
-                    try await publish("moment.shared", streams.events("media"), .object([
-                        "receiverId": .string(user.lowercased), "momentId": .string("m-1"), "senderName": .string("Ana"), "sentAt": .string("2026-11-22T10:00:00.000Z"),
-                    ]))
-                    try await publish("profile.renamed", streams.events("identity"), .object([
-                        "userId": .string(someoneElse), "displayName": .string("Ana B."), "partnerId": .string(user.lowercased),
-                    ]))
-                    try await publish("pairing.dissolved", streams.events("identity"), .object([
-                        "pairingId": .string("p-1"), "userIds": .array([.string(someoneElse), .string(user.lowercased)]), "reason": .string("disconnected"),
-                    ]))
+                    try await publish([PairlyFrames.newMoment(to: someoneElse, momentId: "x", senderName: nil, sentAt: Date())])
+                    try await publish([PairlyFrames.newMoment(to: user.lowercased, momentId: "m-1", senderName: "Ana", sentAt: Date())])
+                    try await publish([PairlyFrames.partnerUpdated(to: user.lowercased, partnerId: someoneElse, displayName: "Ana B.")])
+                    try await publish(PairlyFrames.pairDisconnected(pairingId: "p-1", userIds: [someoneElse, user.lowercased], reason: "disconnected"))
                 }
             }
             await redis.shutdown()
@@ -83,9 +81,9 @@ struct RealtimeTests {
             // Only the state frame arrives; then the server closes the socket, which ends the client's loop.
             let texts = try await withTimeout(.seconds(15)) {
                 try await self.collectFrames(port: port, token: token, count: 2) {
-                    let event = EventEnvelope(type: "user.deleted", occurredAt: Date(), producer: "test", subject: user.lowercased,
-                                              data: .object(["userId": .string(user.lowercased), "app": .string("pairly")]))
-                    try await EventPublisher(redis: redis).publish(event, to: streams.events("identity"))
+                    let event = try EventEnvelope(RealtimeDisconnect(userIds: [user.lowercased], reason: "account_deleted"), producer: "test",
+                                                  subject: user.lowercased, occurredAt: Date())
+                    try await EventPublisher(redis: redis).publish(event, to: streams.realtime)
                 }
             }
             await redis.shutdown()

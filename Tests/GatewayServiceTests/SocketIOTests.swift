@@ -2,6 +2,7 @@ import Foundation
 import GatewayService
 import Hummingbird
 import HummingbirdTesting
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis
@@ -49,13 +50,12 @@ struct SocketIOTests {
                 let user = UUID()
                 let token = try await upstream.issuer.issue(userID: user, sessionID: UUID(), app: .pairly).token
                 let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
-                let stream = streams.events("media")
+                let stream = streams.realtime
                 let lines = try await runClient(url: gateway, token: token) { line in
                     guard line["kind"] as? String == "state" else { return }
                     Task {
-                        let event = EventEnvelope(type: "moment.shared", occurredAt: Date(), producer: "test", subject: nil, data: .object([
-                            "receiverId": .string(user.lowercased), "momentId": .string("m-9"), "senderName": .string("Ana"),
-                        ]))
+                        let frame = PairlyFrames.newMoment(to: user.lowercased, momentId: "m-9", senderName: "Ana", sentAt: Date())
+                        let event = try EventEnvelope(frame, producer: "test", subject: nil, occurredAt: Date())
                         try await EventPublisher(redis: redis).publish(event, to: stream)
                     }
                 }

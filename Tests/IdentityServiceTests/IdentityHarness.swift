@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import IdentityService
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis

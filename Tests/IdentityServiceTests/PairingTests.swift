@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import LanternContracts
 import LanternEvents
 import LanternTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternDatabase
 import LanternEvents
@@ -167,7 +168,7 @@ struct OutboxTests {
                 try await TestEnvironment.withPostgres(url) { client in
                     try await Migrator.migrate(schema: "outage", migrations: EventMigrations.all + [Migration(id: "0001", sql: "CREATE TABLE {{schema}}.things (id uuid PRIMARY KEY)")],
                                                client: client, logger: TestEnvironment.logger)
-                    let outbox = Outbox(schema: "outage", streams: streams)
+                    let outbox = Outbox(schema: "outage", streams: streams, producer: "tests")
                     let relay = OutboxRelay(outbox: outbox, client: client, publisher: EventPublisher(redis: redis), logger: TestEnvironment.logger,
                                             pollInterval: .milliseconds(50))
                     @Sendable func change(_ n: Int) async throws -> UUID {

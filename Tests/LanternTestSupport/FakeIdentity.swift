@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LanternContracts
 import LanternCore
 import LanternTokens
 import NIOCore

@@ -28,3 +28,13 @@ public func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable 
     return try await condition()
 }
 
+
+/// Polls `value` until it is not nil or `timeout` passes; returns the last answer.
+public func eventuallyValue<T: Sendable>(timeout: Duration = .seconds(10), _ value: @Sendable () async throws -> T?) async throws -> T? {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if let found = try await value() { return found }
+        try await Task.sleep(for: .milliseconds(25))
+    }
+    return try await value()
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis

@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis
@@ -15,7 +16,8 @@ struct PushHarness {
     let redis: RedisClient
     let databaseURL: String
 
-    static func run(_ extra: [String: String] = [:], _ body: @Sendable (PushHarness) async throws -> Void) async throws {
+    /// - Parameter clock: the worker's clock; a manual one makes retries come due only when the test says so.
+    static func run(_ extra: [String: String] = [:], clock: WallClock = .system, _ body: @Sendable (PushHarness) async throws -> Void) async throws {
         let fake = try await FakePushServices()
         try await fake.serve { baseURL in
             try await TestEnvironment.withDatabase { url in
@@ -34,7 +36,8 @@ struct PushHarness {
                     "PUSH_TRUST_ROOTS_FILE": try fake.tls.writeCA(to: directory),
                 ]
                 variables.merge(extra) { $1 }
-                let app = try await buildPushWorkerApplication(try PushWorkerConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+                let app = try await buildPushWorkerApplication(try PushWorkerConfiguration(settings: .fixed(variables)),
+                                                               dependencies: .init(clock: clock), logger: TestEnvironment.logger)
                 let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
                 try await withService(app) {
                     let harness = PushHarness(fake: fake, streams: StreamNames(prefix: prefix), redis: redis, databaseURL: url)
@@ -91,6 +94,18 @@ struct PushHarness {
     }
 
     /// Entries of `lantern.dlq.jobs.push` as field maps.
+    /// When the retry of `user`'s push making `attempt` is due (the retry set's score), if it is scheduled.
+    func retryDue(_ user: UUID, attempt: Int) async throws -> Date? {
+        let reply = try await redis.send(["ZRANGE", "\(streams.prefix).push.retries", "0", "-1", "WITHSCORES"])
+        let flat = reply.array ?? []
+        for index in stride(from: 0, to: flat.count - 1, by: 2) {
+            guard let member = flat[index].string, let score = flat[index + 1].string.flatMap(Double.init),
+                  let item = try? JSONDecoder.lantern.decode(RetryQueue.Item.self, from: Data(member.utf8)) else { continue }
+            if item.request.userId == user.lowercased && item.attempt == attempt { return Date(timeIntervalSince1970: score / 1000) }
+        }
+        return nil
+    }
+
     func deadLetters() async throws -> [[String: String]] {
         let reply = try await redis.send(["XRANGE", streams.deadLetter(of: streams.jobs("push")), "-", "+"])
         return (reply.array ?? []).compactMap { entry in

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JWTKit
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternTestSupport
@@ -102,7 +103,10 @@ struct PushWorkerTests {
     @Test("429 and 5xx are retried with backoff, not before Retry-After; after the last attempt the push is dead-lettered")
     func retriesThenDeadLetter() async throws {
         let settings = ["PUSH_RETRY_BASE_SECONDS": "0.05", "PUSH_RETRY_MAX_SECONDS": "0.2", "PUSH_MAX_ATTEMPTS": "3"]
-        try await PushHarness.run(settings) { h in
+        // Retries are timed by the worker's clock, which only moves when this test moves it: the delays are
+        // checked where they are decided (the retry set), not on a busy machine's wall clock.
+        let time = ManualTime()
+        try await PushHarness.run(settings, clock: .manual(time)) { h in
             let (patient, doomed) = (UUID(), UUID())
             let (t1, t2) = (PushHarness.apnsToken(), PushHarness.fcmToken())
             try await h.register(patient, device: "iphone", platform: "ios", token: t1)
@@ -112,11 +116,21 @@ struct PushWorkerTests {
             try await h.push(.newMoment(to: patient))
             let job = try await h.push(.newMoment(to: doomed))
 
+            let afterRetryAfter = try #require(try await eventuallyValue { try await h.retryDue(patient, attempt: 2) })
+            #expect(afterRetryAfter.timeIntervalSince(time.now) >= 1.999, "Retry-After: 2 honoured")
+            #expect(try await eventuallyValue { try await h.retryDue(doomed, attempt: 2) } != nil)
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(h.fake.apnsRequests.count == 1 && h.fake.fcmRequests.count == 1, "nothing is retried before it is due")
+            time.advance(by: 2)
+            #expect(try await eventually { h.fake.apnsRequests.count == 2 })
+            // The 503 had no Retry-After: exponential backoff, at most PUSH_RETRY_MAX_SECONDS.
+            let afterBackoff = try #require(try await eventuallyValue { try await h.retryDue(patient, attempt: 3) })
+            #expect(afterBackoff.timeIntervalSince(time.now) <= 0.2)
+            // The FCM device's second attempt (due within 0.05 s of the first) has failed too before time moves on.
+            let doomedThird = try #require(try await eventuallyValue { try await h.retryDue(doomed, attempt: 3) })
+            #expect(doomedThird.timeIntervalSince(time.now) <= 0.2)
+            time.advance(by: 0.2)
             #expect(try await eventually { h.fake.apnsRequests.count == 3 })
-            let times = h.fake.apnsRequests.map(\.receivedAt)
-            #expect(times[1].timeIntervalSince(times[0]) >= 1.95, "Retry-After: 2 honoured")
-            // The 503 had no Retry-After: backoff (≤ 0.2 s) plus the scheduler's 0.25 s poll, with room for a busy machine.
-            #expect(times[2].timeIntervalSince(times[1]) < 1.5)
 
             #expect(try await eventually { try await h.deadLetters().count == 1 })
             #expect(h.fake.fcmRequests.count == 3)

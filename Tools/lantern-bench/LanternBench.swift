@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis

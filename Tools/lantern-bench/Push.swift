@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis

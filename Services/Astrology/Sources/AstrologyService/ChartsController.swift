@@ -60,10 +60,12 @@ struct ChartsController: Sendable {
         var warnings: [Warning]
     }
 
-    func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
-        let charts = router.group("/v1/astrology/charts").add(middleware: requireAuth)
-        charts.post("natal", use: natal)
-        charts.post("natal.svg", use: natalSVG)
+    /// `/v1/astrology/charts`: the natal chart as JSON and as SVG.
+    var endpoints: RouteCollection<LanternRequestContext> {
+        let routes = RouteCollection(context: LanternRequestContext.self)
+        routes.post("natal", use: natal)
+        routes.post("natal.svg", use: natalSVG)
+        return routes
     }
 
     @Sendable func natal(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<NatalResponse> {

@@ -70,14 +70,14 @@ struct ChineseController: Sendable {
     /// The apps' routes under `/v1/astrology` (user tokens), and the same under `/internal/astrology` for other
     /// services (service tokens, audience `internal`): content builds Lucky Day prompts from Ba Zi descriptors,
     /// gamification dates seasonal collections by the Vietnamese festivals. The gateway never forwards `/internal`.
-    func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken, requireService: RequireAccessToken) {
-        for (prefix, middleware) in [("/v1/astrology", requireAuth), ("/internal/astrology", requireService)] {
-            let group = router.group(RouterPath(prefix)).add(middleware: middleware)
-            group.post("bazi", use: bazi)
-            group.get("calendar/lunar", use: lunar)
-            group.get("calendar/gregorian", use: gregorian)
-            group.get("calendar/festivals", use: festivals)
-        }
+    /// Ba Zi and the lunisolar calendars; mounted for apps at `/v1/astrology` and for services at `/internal/astrology`.
+    var endpoints: RouteCollection<LanternRequestContext> {
+        let routes = RouteCollection(context: LanternRequestContext.self)
+        routes.post("bazi", use: bazi)
+        routes.get("calendar/lunar", use: lunar)
+        routes.get("calendar/gregorian", use: gregorian)
+        routes.get("calendar/festivals", use: festivals)
+        return routes
     }
 
     @Sendable func bazi(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<BaziResponse> {

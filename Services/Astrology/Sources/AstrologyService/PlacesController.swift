@@ -16,8 +16,9 @@ struct PlacesController: Sendable {
         var attribution = "GeoNames (geonames.org), CC BY 4.0"
     }
 
-    func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
-        router.group("/v1/astrology/places").add(middleware: requireAuth).get(use: search)
+    /// `/v1/astrology/places`: search.
+    var endpoints: RouteCollection<LanternRequestContext> {
+        RouteCollection(context: LanternRequestContext.self).get(use: search)
     }
 
     @Sendable func search(_ request: Request, context: LanternRequestContext) async throws -> Response {

@@ -12,7 +12,7 @@ struct PlaceIndexTests {
     static func withGazetteer(_ body: @Sendable (PlaceStore, PlaceIndex, PostgresClient) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { url in
             try await TestEnvironment.withPostgres(url) { client in
-                let migrations = try Migration.load(from: AstrologyResources.migrations)
+                let migrations = try Migration.load(from: try #require(AstrologyResources.migrations))
                 _ = try await Migrator.migrate(schema: "astrology", migrations: migrations, client: client, logger: TestEnvironment.logger)
                 let store = PlaceStore(client: client, logger: TestEnvironment.logger)
                 try await store.loadIfEmpty(from: AstrologyHarness.placesFile)
@@ -54,7 +54,7 @@ struct PlaceIndexTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         try await TestEnvironment.withDatabase { url in
             try await TestEnvironment.withPostgres(url) { client in
-                let migrations = try Migration.load(from: AstrologyResources.migrations)
+                let migrations = try Migration.load(from: try #require(AstrologyResources.migrations))
                 _ = try await Migrator.migrate(schema: "astrology", migrations: migrations, client: client, logger: TestEnvironment.logger)
                 var keys = records.map(\.nameKey) + records.map(\.ukKey).filter { !$0.isEmpty } + records.flatMap(\.aliases).prefix(300)
                 keys += ["sankt-peterburg", "n'djamena", "rio de janeiro", "ho chi minh city", "st. john's", "12 de octubre", "a",

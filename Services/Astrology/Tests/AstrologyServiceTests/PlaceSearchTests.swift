@@ -72,7 +72,7 @@ struct GazetteerLoadingTests {
     func concurrentLoad() async throws {
         try await TestEnvironment.withDatabase { url in
             try await TestEnvironment.withPostgres(url) { client in
-                let migrations = try Migration.load(from: AstrologyResources.migrations)
+                let migrations = try Migration.load(from: try #require(AstrologyResources.migrations))
                 _ = try await Migrator.migrate(schema: "astrology", migrations: migrations, client: client, logger: TestEnvironment.logger)
                 let store = PlaceStore(client: client, logger: TestEnvironment.logger)
                 async let first = store.loadIfEmpty(from: AstrologyHarness.placesFile)

@@ -3,10 +3,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
+import LanternContracts
 import LanternCore
-import LanternEvents
 import LanternHTTP
-import LanternRedis
+import LanternService
 import LanternTokens
 import Logging
 import NIOCore
@@ -24,11 +24,15 @@ public func buildGatewayApplication(
     dependencies: GatewayDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
-    let logger = configuration.process.logger(logger)
-
+    let clock = dependencies.clock
+    var service = ServiceBuilder("gateway", process: configuration.process, streamPrefix: configuration.streamPrefix, clock: clock, logger: logger)
     // Rate limiting sits on every request: a slow Redis must cost at most 250 ms, then the limiter fails open.
-    let redis = RedisClient(endpoint: try RedisEndpoint(url: configuration.redisURL), size: 4,
-                            commandTimeout: .milliseconds(250), connectTimeout: .milliseconds(250))
+    let redis = try service.addRedis(url: configuration.redisURL, size: 4, commandTimeout: .milliseconds(250), connectTimeout: .milliseconds(250))
+    let logger = service.logger
+    guard let identity = configuration.upstreams["identity"], let redisEndpoint = service.redisEndpoint else {
+        throw ConfigurationError(variable: "IDENTITY_URL", message: "is required")
+    }
+
     var clientConfiguration = HTTPClient.Configuration()
     clientConfiguration.timeout = .init(connect: .seconds(2), read: .milliseconds(Int64(configuration.upstreamTimeout * 1000)))
     clientConfiguration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)
@@ -36,60 +40,61 @@ public func buildGatewayApplication(
     clientConfiguration.redirectConfiguration = .disallow
     clientConfiguration.tracing.tracer = nil  // no tracer is bootstrapped: skip the no-op span per request
     let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
+    service.addService(HTTPClientLifecycle(client: httpClient))
 
-    guard let identity = configuration.upstreams["identity"] else {
-        throw ConfigurationError(variable: "IDENTITY_URL", message: "is required")
-    }
     // Key-set fetches use the shared client: the proxy client's read timeout is the upstream timeout, which is
     // about API calls, not about fetching keys.
-    let keySet = RemoteKeySet(url: identity.appendingPathComponent(".well-known/jwks.json").absoluteString, httpClient: .shared,
-                              maxAge: .seconds(600), minRefreshInterval: .seconds(1), logger: logger)
-    let verifier = AccessTokenVerifier(keySet: keySet, clock: dependencies.clock)
+    let verifier = AccessTokenVerifier(identity: identity, clock: clock, logger: logger)
+    let counters = RateCounters(redis: redis, prefix: configuration.streamPrefix, clock: clock, logger: logger)
+    service.addService(counters)
+    let hub = RealtimeHub()
+    service.addService(RealtimeFeed(hub: hub, endpoint: redisEndpoint, streams: service.streams, logger: logger))
+    let routes = RouteTable.lantern
+    let realtime = RealtimeConnections(hub: hub, verifier: verifier, client: httpClient, upstreams: configuration.upstreams, routes: routes)
+    let socketIO = SocketIOConnections(realtime: realtime)
 
-    var readiness = ReadinessChecks()
-    readiness.addRedis(redis)
-    let router = ServiceRouter.make(readiness: readiness)
-    let counters = RateCounters(redis: redis, prefix: configuration.streamPrefix, clock: dependencies.clock, logger: logger)
-    router.add(middleware: ProxyMiddleware(
-        routes: .lantern, upstreams: configuration.upstreams, verifier: verifier,
-        limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger), counters: counters,
-        client: httpClient, configuration: configuration))
+    let router = buildGatewayRouter(
+        service.makeRouter(), configuration: configuration, routes: routes, verifier: verifier,
+        proxy: ProxyMiddleware(routes: routes, upstreams: configuration.upstreams, verifier: verifier,
+                               limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger), counters: counters,
+                               client: httpClient, configuration: configuration),
+        upstreamHealth: { [readiness = service.readiness] in
+            await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: readiness)
+        }
+    )
+    return service.application(router: router, server: .http1WebSocketUpgrade(
+        configuration: .init(ws: .init(maxFrameSize: SocketIOConnections.maxPayload, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)))
+    ) { request, _, _ in
+        if SocketIOConnections.isSocketIO(URLComponents(string: request.path ?? "")) { return .upgrade([:], socketIO.handler()) }
+        return try await realtime.shouldUpgrade(request)
+    })
+}
+
+/// The gateway's own routes (`/health`, `/openapi.yaml`, what `/v1/realtime` and `/socket.io/` answer when not
+/// upgraded) behind the proxy middleware that forwards every path of the route table.
+func buildGatewayRouter(_ router: Router<LanternRequestContext>, configuration: GatewayConfiguration, routes: RouteTable,
+                        verifier: AccessTokenVerifier, proxy: ProxyMiddleware,
+                        upstreamHealth: @escaping @Sendable () async -> UpstreamHealth.Report) -> Router<LanternRequestContext> {
+    router.add(middleware: proxy)
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8", .cacheControl: "public, max-age=300"],
                  body: .init(byteBuffer: ByteBuffer(bytes: GatewayResources.openAPI)))
     }
-    let hub = RealtimeHub()
-    let realtime = RealtimeConnections(hub: hub, verifier: verifier, client: httpClient, upstreams: configuration.upstreams)
     router.get("/v1/realtime") { request, _ -> Response in
         // Reached only when the request was not upgraded: say why.
         let token = try request.uri.queryParameters["access_token"].map(String.init) ?? RequireAccessToken.bearerToken(request)
         _ = try await verifier.verify(token)
         throw Problem(status: 426, code: "upgrade_required", title: "Upgrade required", detail: "Open /v1/realtime as a WebSocket.")
     }
-    let socketIO = SocketIOConnections(realtime: realtime)
     router.get("/socket.io/") { _, _ -> Response in
         throw Problem.badRequest("Socket.IO here speaks Engine.IO 4 over WebSocket only: connect with transports: ['websocket'].",
                                  code: "transport_unsupported")
     }
-    let ownReadiness = readiness
     router.get("/health") { _, _ in
-        let report = await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: ownReadiness)
+        let report = await upstreamHealth()
         return JSONResponse(report, status: report.status == "ok" ? .ok : .serviceUnavailable)
     }
-
-    return Application(
-        router: router,
-        server: .http1WebSocketUpgrade(
-            configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)))
-        ) { request, _, _ in
-            if SocketIOConnections.isSocketIO(URLComponents(string: request.path ?? "")) { return .upgrade([:], socketIO.handler()) }
-            return try await realtime.shouldUpgrade(request)
-        },
-        configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-gateway"),
-        services: [RedisLifecycle(client: redis), HTTPClientLifecycle(client: httpClient), counters,
-                   RealtimeFeed(hub: hub, endpoint: try RedisEndpoint(url: configuration.redisURL), streams: StreamNames(prefix: configuration.streamPrefix), logger: logger)],
-        logger: logger
-    )
+    return router
 }
 
 /// `GET /health`: the gateway's own readiness plus every deployed service's `/health/ready`.

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
+import LanternContracts
 import LanternCore
 import LanternTokens
 import NIOCore
@@ -10,14 +11,15 @@ import NIOCore
 /// `GET /v1/realtime` as a WebSocket: JSON frames `{"type": …, "data": {…}}` for the signed-in user.
 ///
 /// The token comes in `Authorization: Bearer …` or, for clients that cannot set headers on a WebSocket, the
-/// `access_token` query parameter. The first frame is always `state` (current pairing and latest moment), so an
-/// app that was offline catches up before live frames follow. Requests that cannot upgrade fall through to the
-/// router, which answers 401 or 426.
+/// `access_token` query parameter. The first frame is always `state` (what the app's services say the user should
+/// see now, `RealtimeState`), so an app that was offline catches up before live frames follow. Requests that
+/// cannot upgrade fall through to the router, which answers 401 or 426.
 struct RealtimeConnections: Sendable {
     let hub: RealtimeHub
     let verifier: AccessTokenVerifier
     let client: HTTPClient
     let upstreams: [String: URL]
+    let routes: RouteTable
 
     func shouldUpgrade(_ request: HTTPRequest) async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let uri = URLComponents(string: request.path ?? "")
@@ -28,10 +30,10 @@ struct RealtimeConnections: Sendable {
             // Register before reading the state, so nothing that happens in between is missed.
             let (id, frames) = hub.connect(user: user)
             defer { hub.disconnect(user: user, id: id) }
-            try await outbound.write(.text(await state(token: token)))
+            try await outbound.write(.text(await state(token: token, app: claims.app).webSocketText))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await frame in frames { try await outbound.write(.text(frame)) }
+                    for await frame in frames { try await outbound.write(.text(frame.webSocketText)) }
                     // The hub ended this connection (account deleted): close it.
                     try await outbound.close(.normalClosure, reason: "account deleted")
                 }
@@ -52,22 +54,31 @@ struct RealtimeConnections: Sendable {
         return uri?.queryItems?.first { $0.name == "access_token" }?.value
     }
 
-    /// `{"type":"state","data":{"pairing":…,"moment":…}}` from identity and media, with the caller's token.
-    func state(token: String) async -> String {
-        async let pairing = fetch("identity", "/v1/pairing", token: token)
-        async let moment = fetch("media", "/v1/widgets/pairly", token: token)
-        let frame = RealtimeFeed.Frame(type: "state", data: .object(["pairing": await pairing, "moment": await moment]))
-        return frame.encoded()
+    /// `{"type":"state","data":{…}}`: each key from the service the route table names for the app, asked with the
+    /// caller's token at `RealtimeState.path`; `null` for a key whose service is not deployed or does not answer.
+    func state(token: String, app: String?) async -> OutboundFrame {
+        let sources = app.flatMap { routes.realtimeState[$0] } ?? []
+        let answers = await withTaskGroup(of: (String, JSONValue?).self) { group in
+            for service in Set(sources.map(\.service)) {
+                group.addTask { (service, await fetchState(from: service, token: token)) }
+            }
+            var answers: [String: JSONValue] = [:]
+            for await (service, answer) in group { answers[service] = answer }
+            return answers
+        }
+        var data: [String: JSONValue] = [:]
+        for (key, service) in sources { data[key] = answers[service]?[key] ?? .null }
+        return OutboundFrame(type: RealtimeState.frameType, data: .object(data))
     }
 
-    private func fetch(_ service: String, _ path: String, token: String) async -> JSONValue {
-        guard let base = upstreams[service] else { return .null }
-        var request = HTTPClientRequest(url: base.absoluteString.trimmingSuffix("/") + path)
+    private func fetchState(from service: String, token: String) async -> JSONValue? {
+        guard let base = upstreams[service] else { return nil }
+        var request = HTTPClientRequest(url: base.absoluteString.trimmingSuffix("/") + RealtimeState.path)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         guard let response = try? await client.execute(request, timeout: .seconds(3)), response.status == .ok,
               let body = try? await response.body.collect(upTo: 64 * 1024),
               let value = try? JSONDecoder.lantern.decode(JSONValue.self, from: Data(buffer: body))
-        else { return .null }
+        else { return nil }
         return value
     }
 }

@@ -1,104 +1,86 @@
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis
 import Logging
 import ServiceLifecycle
 
-/// Turns domain events into frames for the users' open connections.
+/// Carries real-time frames from `lantern.realtime` to the users' open connections on this instance.
 ///
-/// Every gateway instance must see every event (it may hold any user's socket), so this is a plain `XREAD` from
+/// Every gateway instance must see every frame (it may hold any user's socket), so this is a plain `XREAD` from
 /// the newest entry rather than a consumer group: a fan-out, at most once. An app that missed a frame catches up
-/// from the state frame it gets when it reconnects.
+/// from the state frame it gets when it reconnects. The gateway does not interpret frames: producers write them
+/// (`RealtimeFrame`, `RealtimeDisconnect`) through their outboxes.
 struct RealtimeFeed: Service {
     let hub: RealtimeHub
     let endpoint: RedisEndpoint
     let streams: StreamNames
     let logger: Logger
 
-    /// The JSON frame sent to apps: `{"type": …, "data": {…}}`.
-    struct Frame: Encodable {
-        var type: String
-        var data: JSONValue
-        func encoded() -> String { (try? String(decoding: JSONEncoder.lantern.encode(self), as: UTF8.self)) ?? "{}" }
-    }
-
     func run() async throws {
         let redis = RedisClient(endpoint: endpoint, size: 1, commandTimeout: .seconds(7))
-        let sources = [streams.events("identity"), streams.events("media")]
-        // Start after the newest entries, with concrete ids: re-reading from `$` on every call would miss entries
+        let stream = streams.realtime
+        // Start after the newest entry, with a concrete id: re-reading from `$` on every call would miss entries
         // added between two calls.
-        var positions: [String]?
-        var backoff = Duration.milliseconds(100)
+        var position: String?
+        var backoff = Backoff()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                if positions == nil { positions = try await Self.newestIDs(sources, redis: redis) }
-                var current = positions ?? []
-                let reply = try await redis.send(["XREAD", "COUNT", "256", "BLOCK", "2000", "STREAMS"] + sources + current)
-                backoff = .milliseconds(100)
-                for stream in reply.array ?? [] {
-                    guard let pair = stream.array, pair.count == 2, let name = pair[0].string, let index = sources.firstIndex(of: name) else { continue }
-                    for entry in pair[1].array ?? [] {
-                        guard let parts = entry.array, parts.count == 2, let id = parts[0].string else { continue }
-                        current[index] = id
-                        let fields = parts[1].array ?? []
-                        guard fields.count >= 2, let raw = fields[1].string, let event = try? EventEnvelope.decode(raw) else { continue }
-                        deliver(event)
-                    }
+                if position == nil { position = try await Self.newestID(stream, redis: redis) }
+                let reply = try await redis.send(["XREAD", "COUNT", "256", "BLOCK", "2000", "STREAMS", stream, position ?? "0-0"])
+                backoff.reset()
+                for entry in StreamEntry.entries(ofXREAD: reply) {
+                    position = entry.id
+                    guard let event = entry.envelope else { continue }
+                    deliver(event)
                 }
-                positions = current
             } catch {
                 logger.warning("real-time feed paused", metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: backoff)
-                backoff = min(backoff * 2, .seconds(5))
+                try? await Task.sleep(for: backoff.next())
             }
         }
         await redis.shutdown()
     }
 
-    /// The id of each stream's newest entry (`0-0` for an empty or missing stream).
-    static func newestIDs(_ streams: [String], redis: RedisClient) async throws -> [String] {
-        var ids: [String] = []
-        for stream in streams {
-            let reply = try await redis.send(["XREVRANGE", stream, "+", "-", "COUNT", "1"])
-            ids.append(reply.array?.first?.array?.first?.string ?? "0-0")
-        }
-        return ids
+    /// The id of the stream's newest entry (`0-0` for an empty or missing stream).
+    static func newestID(_ stream: String, redis: RedisClient) async throws -> String {
+        let reply = try await redis.send(["XREVRANGE", stream, "+", "-", "COUNT", "1"])
+        return reply.array?.first?.array?.first?.string ?? "0-0"
     }
 
     func deliver(_ event: EventEnvelope) {
-        if event.type == "user.deleted", let user = event.data["userId"]?.stringValue {
-            hub.disconnectAll(user: user)
+        switch event.type {
+        case RealtimeFrame.eventType:
+            guard let frame = try? event.payload(as: RealtimeFrame.self) else { return }
+            let outbound = OutboundFrame(type: frame.type, data: frame.data)
+            for user in frame.recipients { hub.send(outbound, to: user) }
+        case RealtimeDisconnect.eventType:
+            guard let disconnect = try? event.payload(as: RealtimeDisconnect.self) else { return }
+            for user in disconnect.userIds { hub.disconnectAll(user: user) }
+        default:
             return
         }
-        for (user, frame) in Self.frames(for: event) { hub.send(frame.encoded(), to: user) }
+    }
+}
+
+/// A frame on its way to sockets, encoded for each protocol from the typed value.
+struct OutboundFrame: Sendable, Equatable {
+    var type: String
+    var data: JSONValue
+
+    /// `/v1/realtime`: `{"data": …, "type": …}` (keys sorted).
+    var webSocketText: String {
+        struct Frame: Encodable { var type: String; var data: JSONValue }
+        return Self.encode(Frame(type: type, data: data)) ?? #"{"data":null,"type":"error"}"#
     }
 
-    /// Which users hear of an event, and what they are told (frame names follow the Pairly spec).
-    static func frames(for event: EventEnvelope) -> [(String, Frame)] {
-        let data = event.data
-        switch event.type {
-        case "moment.shared":
-            guard let receiver = data["receiverId"]?.stringValue else { return [] }
-            return [(receiver, Frame(type: "new_moment", data: .object([
-                "momentId": data["momentId"] ?? .null, "senderName": data["senderName"] ?? .null, "sentAt": data["sentAt"] ?? .null,
-            ])))]
-        case "profile.renamed":
-            guard let partner = data["partnerId"]?.stringValue else { return [] }
-            return [(partner, Frame(type: "partner_updated", data: .object([
-                "partnerId": data["userId"] ?? .null, "displayName": data["displayName"] ?? .null,
-            ])))]
-        case "pairing.established", "pairing.dissolved":
-            guard case .array(let ids)? = data["userIds"] else { return [] }
-            let users = ids.compactMap(\.stringValue)
-            return users.map { user in
-                let partner = users.first { $0 != user }.map(JSONValue.string) ?? .null
-                let type = event.type == "pairing.established" ? "paired" : "pair_disconnected"
-                return (user, Frame(type: type, data: .object(["pairingId": data["pairingId"] ?? .null, "partnerId": partner,
-                                                                "reason": data["reason"] ?? .null])))
-            }
-        default:
-            return []
-        }
+    /// Socket.IO: an event packet, `42["<type>", data]`.
+    var socketIOText: String {
+        "42" + (Self.encode([JSONValue.string(type), data]) ?? #"["error",null]"#)
+    }
+
+    private static func encode(_ value: some Encodable) -> String? {
+        (try? JSONEncoder.lantern.encode(value)).map { String(decoding: $0, as: UTF8.self) }
     }
 }

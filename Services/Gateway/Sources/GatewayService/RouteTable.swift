@@ -22,6 +22,9 @@ public struct RouteTable: Sendable {
     }
 
     public var entries: [Entry]
+    /// Who answers each key of an app's first real-time frame (`RealtimeState`): app → [(key, service)]. An app
+    /// missing here gets an empty state.
+    public var realtimeState: [String: [(key: String, service: String)]] = [:]
 
     public static let lantern = RouteTable(entries: [
         Entry(prefix: "/v1/auth/device", service: "identity", isPublic: true, limit: .signIn),
@@ -43,6 +46,9 @@ public struct RouteTable: Sendable {
         Entry(prefix: "/v1/widgets/roastmelater", service: "content", isPublic: false, limit: .standard),
         Entry(prefix: "/v1/gamification", service: "gamification", isPublic: false, limit: .standard),
         Entry(prefix: "/v1/symbi", service: "health-brain", isPublic: false, limit: .standard),
+    ], realtimeState: [
+        // Pairly: the partnership (identity) and the widget's moment (media).
+        "pairly": [("pairing", "identity"), ("moment", "media")],
     ])
 
     public func match(_ path: String) -> Entry? {

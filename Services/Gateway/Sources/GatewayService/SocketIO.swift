@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
+import LanternContracts
 import LanternCore
 import LanternTokens
 import Synchronization
@@ -33,10 +34,10 @@ struct SocketIOConnections: Sendable {
         { inbound, outbound, _ in
             let lastPong = PongClock()
             let engineSID = Self.randomID()
-            let open: [String: any Sendable] = ["sid": engineSID, "upgrades": [String](), "pingInterval": Self.millis(pingInterval),
-                                                "pingTimeout": Self.millis(pingTimeout), "maxPayload": Self.maxPayload]
+            let open: [String: JSONValue] = ["sid": .string(engineSID), "upgrades": .array([]), "pingInterval": .number(Double(pingInterval.milliseconds)),
+                                             "pingTimeout": .number(Double(pingTimeout.milliseconds)), "maxPayload": .number(Double(Self.maxPayload))]
             try await outbound.write(.text("0" + Self.json(open)))
-            var session: (user: String, id: UUID, token: String)?
+            var session: (user: String, id: UUID, token: String, app: String?)?
             defer { if let session { realtime.hub.disconnect(user: session.user, id: session.id) } }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // Heartbeat: ping every interval; a client that stays silent past the timeout is gone.
@@ -66,17 +67,17 @@ struct SocketIOConnections: Sendable {
                                 try await outbound.write(.text("44\(namespace),{\"message\":\"Invalid namespace\"}"))
                                 continue
                             }
-                            let token = (try? JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])?["token"] as? String
+                            let token = (try? JSONDecoder.lantern.decode(JSONValue.self, from: Data(payload.utf8)))?["token"]?.stringValue
                             guard let token, let claims = try? await realtime.verifier.verify(token), let user = claims.userID?.lowercased else {
                                 try await outbound.write(.text(#"44{"message":"unauthorized: send auth: {token: <access token>}"}"#))
                                 continue
                             }
                             let (id, frames) = realtime.hub.connect(user: user)
-                            session = (user, id, token)
-                            try await outbound.write(.text("40" + Self.json(["sid": Self.randomID()])))
-                            try await outbound.write(.text(Self.event(await realtime.state(token: token))))
+                            session = (user, id, token, claims.app)
+                            try await outbound.write(.text("40" + Self.json(["sid": .string(Self.randomID())])))
+                            try await outbound.write(.text(await realtime.state(token: token, app: claims.app).socketIOText))
                             group.addTask {
-                                for await frame in frames { try await outbound.write(.text(Self.event(frame))) }
+                                for await frame in frames { try await outbound.write(.text(frame.socketIOText)) }
                                 try await outbound.write(.text("41"))  // server-side disconnect of the namespace
                                 try await outbound.close(.normalClosure, reason: "account deleted")
                             }
@@ -84,7 +85,7 @@ struct SocketIOConnections: Sendable {
                             break loop
                         case "2":
                             guard let session else { continue }
-                            try await answer(packet.dropFirst(), token: session.token, outbound: outbound)
+                            try await answer(packet.dropFirst(), token: session.token, app: session.app, outbound: outbound)
                         default:
                             continue
                         }
@@ -99,27 +100,17 @@ struct SocketIOConnections: Sendable {
 
     /// Client events: `get_state` (with an acknowledgement) returns the state; anything else with an ack id gets
     /// `{"ok": false}` so the client's callback does not hang.
-    private func answer(_ packet: Substring, token: String, outbound: WebSocketOutboundWriter) async throws {
+    private func answer(_ packet: Substring, token: String, app: String?, outbound: WebSocketOutboundWriter) async throws {
         let ackID = packet.prefix(while: \.isNumber)
         let body = packet.dropFirst(ackID.count)
-        guard let array = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [Any], let name = array.first as? String else { return }
+        guard let array = try? JSONDecoder.lantern.decode([JSONValue].self, from: Data(body.utf8)), case .string(let name)? = array.first else { return }
         guard !ackID.isEmpty else { return }
         if name == "get_state" {
-            let state = await realtime.state(token: token)
-            let data = (try? JSONSerialization.jsonObject(with: Data(state.utf8)) as? [String: Any])?["data"] ?? NSNull()
-            let reply = (try? JSONSerialization.data(withJSONObject: [data])).map { String(decoding: $0, as: UTF8.self) } ?? "[null]"
-            try await outbound.write(.text("43\(ackID)\(reply)"))
+            let state = await realtime.state(token: token, app: app)
+            try await outbound.write(.text("43\(ackID)" + (Self.encode([state.data]) ?? "[null]")))
         } else {
             try await outbound.write(.text("43\(ackID)[{\"ok\":false,\"error\":\"unknown_event\"}]"))
         }
-    }
-
-    /// `{"type": t, "data": d}` → `42["t", d]`.
-    static func event(_ frame: String) -> String {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(frame.utf8)) as? [String: Any], let type = object["type"] as? String,
-              let data = try? JSONSerialization.data(withJSONObject: [type, object["data"] ?? NSNull()])
-        else { return "42[\"error\",null]" }
-        return "42" + String(decoding: data, as: UTF8.self)
     }
 
     /// `"/admin,{…}"` → ("/admin", "{…}"); no leading slash means the main namespace.
@@ -129,11 +120,11 @@ struct SocketIOConnections: Sendable {
         return (String(packet[..<comma]), String(packet[packet.index(after: comma)...]))
     }
 
-    static func json(_ object: [String: any Sendable]) -> String {
-        (try? JSONSerialization.data(withJSONObject: object)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
+    static func json(_ object: [String: JSONValue]) -> String { encode(object) ?? "{}" }
 
-    static func millis(_ duration: Duration) -> Int { Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) }
+    static func encode(_ value: some Encodable) -> String? {
+        (try? JSONEncoder.lantern.encode(value)).map { String(decoding: $0, as: UTF8.self) }
+    }
 
     static func randomID() -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")

@@ -1,17 +1,12 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
-import JWTKit
+import LanternContracts
 import LanternCore
-import LanternDatabase
-import LanternEvents
 import LanternHTTP
-import LanternRedis
 import LanternService
 import LanternTokens
 import Logging
-import PostgresNIO
-import ServiceLifecycle
 
 /// Swappable dependencies of `identity`; tests replace the clock and the HTTP client.
 public struct IdentityDependencies: Sendable {
@@ -24,20 +19,24 @@ public struct IdentityDependencies: Sendable {
     }
 }
 
-/// Builds the `identity` application: accounts, sessions, devices, and their events.
+/// Builds the `identity` application: accounts, sessions, devices, pairing, and their events.
 public func buildIdentityApplication(
     _ configuration: IdentityConfiguration,
     dependencies: IdentityDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
-    let logger = configuration.process.logger(logger)
     let clock = dependencies.clock
+    var service = ServiceBuilder("identity", process: configuration.process, streamPrefix: configuration.streamPrefix, clock: clock, logger: logger)
+    let postgres = try service.addDatabase(url: configuration.databaseURL, schema: IdentityStore.schema, migrations: IdentityResources.migrations)
+    try service.addRedis(url: configuration.redisURL)
+    let outbox = service.addOutbox()
+    service.addHousekeeping(IdentityStore.housekeeping)
+    let logger = service.logger
 
-    let backbone = try ServiceBackbone(schema: IdentityStore.schema, databaseURL: configuration.databaseURL, redisURL: configuration.redisURL,
-                                       streamPrefix: configuration.streamPrefix, logger: logger)
-    let store = IdentityStore(client: backbone.postgres, outbox: backbone.outbox, clock: clock,
-                              refreshLifetime: configuration.refreshTokenLifetime, logger: logger)
+    let store = IdentityStore(client: postgres, outbox: outbox, clock: clock, refreshLifetime: configuration.refreshTokenLifetime, logger: logger)
     let keys = SigningKeys(configured: configuration.signingKey, store: store, lifetime: configuration.accessTokenLifetime, clock: clock)
+    // Signing keys are loaded (or made) once, before the first sign-in.
+    service.beforeServerStarts { _ = try await keys.issuer() }
 
     func providerVerifier(_ method: String, _ provider: IdentityConfiguration.Provider?) -> ExternalIdentityVerifier? {
         provider.map {
@@ -46,33 +45,31 @@ public func buildIdentityApplication(
                                      issuers: $0.issuers, audiences: $0.audiences, clock: clock, leeway: 60)
         }
     }
-
     // Tokens are verified with the key in hand; no HTTP round trip to ourselves.
     let verifier = AccessTokenVerifier(clock: clock) { kid in try await keys.verifier().keyCollection(for: kid) }
-    let requireAuth = RequireAccessToken(verifier: verifier)
 
-    let router = ServiceRouter.make(readiness: backbone.readiness)
-    AuthController(store: store, keys: keys, google: providerVerifier("google", configuration.google),
-                   apple: providerVerifier("apple", configuration.apple), deviceSignInApps: configuration.deviceSignInApps)
-        .addRoutes(to: router, requireAuth: requireAuth)
-    MeController(store: store).addRoutes(to: router.group("/v1/me").add(middleware: requireAuth))
-    PairingController(pairing: PairingStore(store: store)).addRoutes(to: router.group("/v1/pairing").add(middleware: requireAuth))
-
-    var app = Application(
-        router: router,
-        configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-identity"),
-        services: backbone.services(clock: clock, housekeeping: IdentityStore.housekeeping),
-        logger: logger
+    let router = buildIdentityRouter(
+        service.makeRouter(),
+        requireAuth: RequireAccessToken(verifier: verifier),
+        auth: AuthController(store: store, keys: keys, google: providerVerifier("google", configuration.google),
+                             apple: providerVerifier("apple", configuration.apple), deviceSignInApps: configuration.deviceSignInApps),
+        me: MeController(store: store),
+        pairing: PairingController(pairing: PairingStore(store: store))
     )
-    app.beforeServerStarts {
-        try await backbone.migrate(try Migration.load(from: IdentityResources.migrations))
-        _ = try await keys.issuer()
-    }
-    return app
+    return service.application(router: router)
+}
+
+/// identity's routes: `/v1/auth`, `/.well-known/jwks.json`, `/v1/me`, `/v1/pairing` and its part of the real-time state.
+func buildIdentityRouter(_ router: Router<LanternRequestContext>, requireAuth: RequireAccessToken,
+                         auth: AuthController, me: MeController, pairing: PairingController) -> Router<LanternRequestContext> {
+    router.addRoutes(auth.endpoints(requireAuth: requireAuth), atPath: "/v1/auth")
+    router.addRoutes(auth.keySet, atPath: "/.well-known")
+    router.group("/v1/me").add(middleware: requireAuth).addRoutes(me.endpoints)
+    router.group("/v1/pairing").add(middleware: requireAuth).addRoutes(pairing.endpoints)
+    router.group(RouterPath(RealtimeState.path)).add(middleware: requireAuth).addRoutes(pairing.realtimeState)
+    return router
 }
 
 enum IdentityResources {
-    static var migrations: URL {
-        Bundle.module.url(forResource: "Migrations", withExtension: nil)!
-    }
+    static var migrations: URL? { Bundle.module.url(forResource: "Migrations", withExtension: nil) }
 }

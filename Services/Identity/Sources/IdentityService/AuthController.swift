@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LanternContracts
 import LanternCore
 import LanternHTTP
 import LanternTokens
@@ -38,13 +39,20 @@ struct AuthController: Sendable {
         var isNewUser: Bool?
     }
 
-    func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
-        router.post("/v1/auth/device", use: device)
-        router.post("/v1/auth/google", use: googleSignIn)
-        router.post("/v1/auth/apple", use: appleSignIn)
-        router.post("/v1/auth/refresh", use: refresh)
-        router.group("/v1/auth/logout").add(middleware: requireAuth).post(use: logout)
-        router.get("/.well-known/jwks.json", use: jwks)
+    /// `/v1/auth`: sign-in and refresh are public; signing out needs the session's token.
+    func endpoints(requireAuth: RequireAccessToken) -> RouteCollection<LanternRequestContext> {
+        let routes = RouteCollection(context: LanternRequestContext.self)
+        routes.post("device", use: device)
+        routes.post("google", use: googleSignIn)
+        routes.post("apple", use: appleSignIn)
+        routes.post("refresh", use: refresh)
+        routes.add(middleware: requireAuth).post("logout", use: logout)
+        return routes
+    }
+
+    /// `/.well-known/jwks.json`: the public keys every service verifies access tokens with.
+    var keySet: RouteCollection<LanternRequestContext> {
+        RouteCollection(context: LanternRequestContext.self).get("jwks.json", use: jwks)
     }
 
     @Sendable func device(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<TokenResponse> {

@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternCore
 
 /// Everything `identity` reads at start-up (see docs/configuration.md).

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternDatabase
 import LanternEvents
@@ -57,8 +58,6 @@ struct IdentityStore: Sendable {
     let refreshLifetime: TimeInterval
     let logger: Logger
 
-    var stream: String { outbox.streams.events("identity") }
-
     /// What identity deletes once it has served its purpose.
     static let housekeeping: [Housekeeping.Rule] = [
         // Spent or expired refresh tokens are kept a week so a reuse is still recognised as one.
@@ -104,9 +103,8 @@ struct IdentityStore: Sendable {
                     try await connection.query("DELETE FROM identity.users WHERE id = \(id)", logger: logger)
                     return false
                 }
-                let event = try EventEnvelope(type: "user.created", occurredAt: now, producer: IdentityEvent.producer, subject: id.lowercased,
-                                              payload: IdentityEvent.UserCreated(userId: id.lowercased, app: app.rawValue, method: method, displayName: displayName))
-                try await outbox.enqueue(event, stream: stream, on: connection, logger: logger)
+                try await outbox.enqueue(IdentityEvents.UserCreated(userId: id.lowercased, app: app.rawValue, method: method, displayName: displayName),
+                                         subject: id.lowercased, at: now, on: connection, logger: logger)
                 return true
             }
             if created {
@@ -222,10 +220,13 @@ struct IdentityStore: Sendable {
             for try await p in try await connection.query("SELECT partner_id FROM identity.partners WHERE user_id = \(id)", logger: logger).decode(UUID.self) {
                 partner = p
             }
-            let event = try EventEnvelope(type: "profile.renamed", occurredAt: now, producer: IdentityEvent.producer, subject: id.lowercased,
-                                          payload: IdentityEvent.ProfileRenamed(userId: id.lowercased, app: app, displayName: newName,
-                                                                                partnerId: partner?.lowercased))
-            try await outbox.enqueue(event, stream: stream, on: connection, logger: logger)
+            try await outbox.enqueue(IdentityEvents.ProfileRenamed(userId: id.lowercased, app: app, displayName: newName,
+                                                                   partnerId: partner?.lowercased),
+                                     subject: id.lowercased, at: now, on: connection, logger: logger)
+            if let partner {
+                try await outbox.enqueue([PairlyFrames.partnerUpdated(to: partner.lowercased, partnerId: id.lowercased, displayName: newName)],
+                                         at: now, on: connection, logger: logger)
+            }
             return true
         }
         if renamed { outbox.committed() }
@@ -242,9 +243,11 @@ struct IdentityStore: Sendable {
             var app: String?
             for try await a in rows.decode(String.self) { app = a }
             guard let app else { return false }
-            let event = try EventEnvelope(type: "user.deleted", occurredAt: now, producer: IdentityEvent.producer, subject: id.lowercased,
-                                          payload: IdentityEvent.UserDeleted(userId: id.lowercased, app: app))
-            try await outbox.enqueue(event, stream: stream, on: connection, logger: logger)
+            try await outbox.enqueue(IdentityEvents.UserDeleted(userId: id.lowercased, app: app),
+                                     subject: id.lowercased, at: now, on: connection, logger: logger)
+            // Its sockets must not outlive the account.
+            try await outbox.enqueue(RealtimeDisconnect(userIds: [id.lowercased], reason: "account_deleted"), subject: id.lowercased,
+                                     at: now, on: connection, logger: logger)
             return true
         }
         if deleted { outbox.committed() }
@@ -265,9 +268,8 @@ struct IdentityStore: Sendable {
             var removed: [(UUID, String)] = []
             for try await row in stale.decode((UUID, String).self) { removed.append(row) }
             for (otherUser, otherDevice) in removed {
-                let event = try EventEnvelope(type: "device.removed", occurredAt: now, producer: IdentityEvent.producer, subject: otherUser.lowercased,
-                                              payload: IdentityEvent.DeviceRemoved(userId: otherUser.lowercased, app: app.rawValue, deviceId: otherDevice))
-                try await outbox.enqueue(event, stream: stream, on: connection, logger: logger)
+                try await outbox.enqueue(IdentityEvents.DeviceRemoved(userId: otherUser.lowercased, app: app.rawValue, deviceId: otherDevice),
+                                         subject: otherUser.lowercased, at: now, on: connection, logger: logger)
             }
             let rows = try await connection.query("""
                 INSERT INTO identity.devices (user_id, device_id, app, platform, push_token, locale, time_zone, updated_at)
@@ -278,10 +280,10 @@ struct IdentityStore: Sendable {
                 """, logger: logger)
             var inserted = false
             for try await flag in rows.decode(Bool.self) { inserted = flag }
-            let event = try EventEnvelope(type: "device.registered", occurredAt: now, producer: IdentityEvent.producer, subject: userID.lowercased,
-                                          payload: IdentityEvent.DeviceRegistered(userId: userID.lowercased, app: app.rawValue, deviceId: device.deviceId, platform: device.platform,
-                                                                                  pushToken: device.pushToken, locale: device.locale, timeZone: device.timeZone))
-            try await outbox.enqueue(event, stream: stream, on: connection, logger: logger)
+            try await outbox.enqueue(IdentityEvents.DeviceRegistered(userId: userID.lowercased, app: app.rawValue, deviceId: device.deviceId,
+                                                                     platform: device.platform, pushToken: device.pushToken,
+                                                                     locale: device.locale, timeZone: device.timeZone),
+                                     subject: userID.lowercased, at: now, on: connection, logger: logger)
             return inserted
         }
         outbox.committed()
@@ -300,9 +302,8 @@ struct IdentityStore: Sendable {
             var app: String?
             for try await a in rows.decode(String.self) { app = a }
             guard let app else { return false }
-            let event = try EventEnvelope(type: "device.removed", occurredAt: now, producer: IdentityEvent.producer, subject: userID.lowercased,
-                                          payload: IdentityEvent.DeviceRemoved(userId: userID.lowercased, app: app, deviceId: deviceID))
-            try await outbox.enqueue(event, stream: stream, on: connection, logger: logger)
+            try await outbox.enqueue(IdentityEvents.DeviceRemoved(userId: userID.lowercased, app: app, deviceId: deviceID),
+                                     subject: userID.lowercased, at: now, on: connection, logger: logger)
             return true
         }
         if removed { outbox.committed() }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LanternContracts
 import LanternCore
 import LanternHTTP
 
@@ -21,12 +22,15 @@ struct MeController: Sendable {
         var timeZone: String?
     }
 
-    func addRoutes(to group: RouterGroup<LanternRequestContext>) {
-        group.get(use: me)
-        group.patch(use: patch)
-        group.delete(use: delete)
-        group.put("devices/:deviceId", use: putDevice)
-        group.delete("devices/:deviceId", use: deleteDevice)
+    /// `/v1/me`: the profile, account deletion, push registrations.
+    var endpoints: RouteCollection<LanternRequestContext> {
+        let routes = RouteCollection(context: LanternRequestContext.self)
+        routes.get(use: me)
+        routes.patch(use: patch)
+        routes.delete(use: delete)
+        routes.put("devices/:deviceId", use: putDevice)
+        routes.delete("devices/:deviceId", use: deleteDevice)
+        return routes
     }
 
     @Sendable func me(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<User> {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LanternContracts
 import LanternCore
 import LanternHTTP
 
@@ -11,11 +12,26 @@ struct PairingController: Sendable {
         var code: String
     }
 
-    func addRoutes(to group: RouterGroup<LanternRequestContext>) {
-        group.get(use: current)
-        group.delete(use: disconnect)
-        group.post("invites", use: invite)
-        group.post("join", use: join)
+    /// `/v1/pairing`: the partnership, invites, joining, disconnecting.
+    var endpoints: RouteCollection<LanternRequestContext> {
+        let routes = RouteCollection(context: LanternRequestContext.self)
+        routes.get(use: current)
+        routes.delete(use: disconnect)
+        routes.post("invites", use: invite)
+        routes.post("join", use: join)
+        return routes
+    }
+
+    /// `/internal/realtime/state`: the `pairing` of Pairly's first real-time frame (`GET /v1/pairing`'s answer, or
+    /// `null` when not paired).
+    var realtimeState: RouteCollection<LanternRequestContext> {
+        RouteCollection(context: LanternRequestContext.self).get(use: realtimeState)
+    }
+
+    @Sendable func realtimeState(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<[String: JSONValue]> {
+        let claims = try context.requireAuth()
+        guard claims.app == AppID.pairly.rawValue, let user = claims.userID else { return JSONResponse([:]) }
+        return JSONResponse(["pairing": try await pairing.partnership(of: user).map(JSONValue.init(encoding:)) ?? .null])
     }
 
     @Sendable func invite(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<Invite> {
@@ -56,12 +72,7 @@ struct PairingController: Sendable {
     }
 
     private func pairlyUser(_ context: LanternRequestContext) throws -> UUID {
-        let claims = try context.requireAuth()
-        guard claims.app == AppID.pairly.rawValue else {
-            throw Problem.forbidden("Pairing is a Pairly feature.", code: "pairing_not_available")
-        }
-        guard let id = claims.userID else { throw Problem.forbidden("This route is for user tokens.") }
-        return id
+        try context.requireUser(of: .pairly, otherwise: .forbidden("Pairing is a Pairly feature.", code: "pairing_not_available"))
     }
 
     static func problem(_ failure: JoinFailure) -> Problem {

@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternEvents
 import Logging
@@ -91,14 +92,15 @@ struct PairingStore: Sendable {
                 INSERT INTO identity.partners (user_id, partner_id, pairing_id, since)
                 VALUES (\(userID), \(owner), \(pairingID), \(now)), (\(owner), \(userID), \(pairingID), \(now))
                 """, logger: logger)
-            let event = try EventEnvelope(type: "pairing.established", occurredAt: now, producer: IdentityEvent.producer, subject: userID.lowercased,
-                                          payload: IdentityEvent.PairingEstablished(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
-                                                                                     userIds: [owner.lowercased, userID.lowercased], invitedBy: owner.lowercased))
-            try await store.outbox.enqueue(event, stream: store.stream, on: connection, logger: logger)
+            let partners = [owner.lowercased, userID.lowercased]
+            try await store.outbox.enqueue(IdentityEvents.PairingEstablished(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
+                                                                             userIds: partners, invitedBy: owner.lowercased),
+                                           subject: userID.lowercased, at: now, on: connection, logger: logger)
+            try await store.outbox.enqueue(PairlyFrames.paired(pairingId: pairingID.lowercased, userIds: partners), at: now, on: connection, logger: logger)
             let names = try await displayNames(of: [owner, userID], on: connection)
             try await store.outbox.enqueue([PairlyPush.paired(recipient: owner, partnerName: names[userID], pairingID: pairingID),
                                             PairlyPush.paired(recipient: userID, partnerName: names[owner], pairingID: pairingID)],
-                                           producer: IdentityEvent.producer, at: now, on: connection, logger: logger)
+                                           at: now, on: connection, logger: logger)
             return owner
         }
         store.outbox.committed()
@@ -137,15 +139,17 @@ struct PairingStore: Sendable {
         var pair: (UUID, UUID, UUID)?
         for try await row in rows.decode((UUID, UUID, UUID).self) { pair = row }
         guard let (a, b, pairingID) = pair else { return false }
-        let event = try EventEnvelope(type: "pairing.dissolved", occurredAt: now, producer: IdentityEvent.producer, subject: userID.lowercased,
-                                      payload: IdentityEvent.PairingDissolved(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
-                                                                               userIds: [a.lowercased, b.lowercased].sorted(), endedBy: userID.lowercased, reason: reason))
-        try await store.outbox.enqueue(event, stream: store.stream, on: connection, logger: logger)
+        let partners = [a.lowercased, b.lowercased].sorted()
+        try await store.outbox.enqueue(IdentityEvents.PairingDissolved(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
+                                                                       userIds: partners, endedBy: userID.lowercased, reason: reason),
+                                       subject: userID.lowercased, at: now, on: connection, logger: logger)
+        try await store.outbox.enqueue(PairlyFrames.pairDisconnected(pairingId: pairingID.lowercased, userIds: partners, reason: reason),
+                                       at: now, on: connection, logger: logger)
         // The partner who did not end it is told by push; the one who did is looking at the app.
         let other = a == userID ? b : a
         let names = try await displayNames(of: [userID], on: connection)
         try await store.outbox.enqueue([PairlyPush.disconnected(recipient: other, partnerName: names[userID], pairingID: pairingID)],
-                                       producer: IdentityEvent.producer, at: now, on: connection, logger: logger)
+                                       at: now, on: connection, logger: logger)
         return true
     }
 

@@ -1,17 +1,12 @@
-import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import ImageSanitizer
+import LanternContracts
 import LanternCore
-import LanternDatabase
-import LanternEvents
 import LanternHTTP
-import LanternRedis
 import LanternService
 import LanternTokens
 import Logging
-import PostgresNIO
-import ServiceLifecycle
 
 public struct MediaDependencies: Sendable {
     public var clock: WallClock
@@ -29,40 +24,35 @@ public func buildMediaApplication(
     dependencies: MediaDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
-    let logger = configuration.process.logger(logger)
-    let backbone = try ServiceBackbone(schema: MomentStore.schema, databaseURL: configuration.databaseURL, redisURL: configuration.redisURL,
-                                       streamPrefix: configuration.streamPrefix, logger: logger)
-    let store = MomentStore(client: backbone.postgres, outbox: backbone.outbox, clock: dependencies.clock, logger: logger)
+    var service = ServiceBuilder("media", process: configuration.process, streamPrefix: configuration.streamPrefix,
+                                 clock: dependencies.clock, logger: logger)
+    let postgres = try service.addDatabase(url: configuration.databaseURL, schema: MomentStore.schema, migrations: MediaResources.migrations)
+    try service.addRedis(url: configuration.redisURL)
+    let outbox = service.addOutbox()
+    service.addHousekeeping(MomentStore.housekeeping)
+
+    let store = MomentStore(client: postgres, outbox: outbox, clock: dependencies.clock, logger: service.logger)
     let storage = try dependencies.storage ?? FileMomentStorage(directory: configuration.storageDirectory)
+    service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(store: store, storage: storage).handlers)
 
-    let keySet = RemoteKeySet(url: configuration.identityURL.appendingPathComponent(".well-known/jwks.json").absoluteString,
-                              httpClient: .shared, maxAge: .seconds(600), logger: logger)
-    let requireAuth = RequireAccessToken(verifier: AccessTokenVerifier(keySet: keySet, clock: dependencies.clock))
-
-    let router = ServiceRouter.make(readiness: backbone.readiness)
-    MomentsController(store: store, storage: storage, sanitizer: ImageSanitizer(maxPixels: configuration.maxPixels), maxBytes: configuration.maxBytes)
-        .addRoutes(to: router, requireAuth: requireAuth)
-
-    let consumer = IdentityEventsConsumer(store: store, storage: storage)
-    let migrated = backbone.migrated
-    let identityEvents = StreamConsumer(endpoint: backbone.redisEndpoint, streams: backbone.streams,
-                                        options: .init(stream: backbone.streams.events("identity"), group: "media", consumer: ProcessInfo.processInfo.hostName + "-\(getpid())"),
-                                        logger: logger) { event in
-        await migrated.wait()
-        try await consumer.handle(event)
-    }
-    var app = Application(
-        router: router,
-        configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-media"),
-        services: backbone.services(clock: dependencies.clock, housekeeping: MomentStore.housekeeping) + [identityEvents],
-        logger: logger
+    let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: dependencies.clock, logger: service.logger)
+    let router = buildMediaRouter(
+        service.makeRouter(),
+        requireAuth: RequireAccessToken(verifier: verifier),
+        moments: MomentsController(store: store, storage: storage, sanitizer: ImageSanitizer(maxPixels: configuration.maxPixels),
+                                   maxBytes: configuration.maxBytes)
     )
-    app.beforeServerStarts {
-        try await backbone.migrate(try Migration.load(from: MediaResources.migrations))
-    }
-    return app
+    return service.application(router: router)
+}
+
+/// media's routes: `/v1/moments`, `/v1/widgets/pairly` and its part of the real-time state.
+func buildMediaRouter(_ router: Router<LanternRequestContext>, requireAuth: RequireAccessToken, moments: MomentsController) -> Router<LanternRequestContext> {
+    router.group("/v1/moments").add(middleware: requireAuth).addRoutes(moments.moments)
+    router.group("/v1/widgets/pairly").add(middleware: requireAuth).addRoutes(moments.widget)
+    router.group(RouterPath(RealtimeState.path)).add(middleware: requireAuth).addRoutes(moments.realtimeState)
+    return router
 }
 
 enum MediaResources {
-    static var migrations: URL { Bundle.module.url(forResource: "Migrations", withExtension: nil)! }
+    static var migrations: URL? { Bundle.module.url(forResource: "Migrations", withExtension: nil) }
 }

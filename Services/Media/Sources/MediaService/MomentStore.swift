@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternDatabase
 import LanternEvents
@@ -31,17 +32,6 @@ public struct MomentReceipt: Codable, Sendable, Equatable {
     public var contentType: String
 }
 
-/// `moment.shared`: the receiver's apps refresh their widget (gateway → sockets, push-worker → background push).
-struct MomentShared: Codable, Sendable {
-    var momentId: String
-    var senderId: String
-    var receiverId: String
-    var senderName: String?
-    var sentAt: Date
-    var width: Int
-    var height: Int
-}
-
 enum UploadOutcome: Sendable {
     case stored(MomentReceipt, replacedKey: String?)
 }
@@ -58,8 +48,6 @@ struct MomentStore: Sendable {
     let outbox: Outbox
     let clock: WallClock
     let logger: Logger
-
-    var stream: String { outbox.streams.events("media") }
 
     /// Idempotency keys protect an app's retries of one upload, which happen within minutes.
     static let housekeeping: [Housekeeping.Rule] = [
@@ -118,12 +106,14 @@ struct MomentStore: Sendable {
                     content_type = excluded.content_type, byte_size = excluded.byte_size, width = excluded.width, height = excluded.height,
                     etag = excluded.etag, sent_at = excluded.sent_at
                 """, logger: logger)
-            let event = try EventEnvelope(type: "moment.shared", occurredAt: moment.sentAt, producer: "media", subject: moment.receiverID.lowercased,
-                                          payload: MomentShared(momentId: moment.id.lowercased, senderId: moment.senderID.lowercased,
-                                                                receiverId: moment.receiverID.lowercased, senderName: moment.senderName,
-                                                                sentAt: moment.sentAt, width: moment.width, height: moment.height))
-            try await outbox.enqueue(event, stream: stream, on: connection, logger: logger)
-            try await outbox.enqueue(PairlyMomentPush.requests(for: moment), producer: "media", at: moment.sentAt, on: connection, logger: logger)
+            let receiver = moment.receiverID.lowercased
+            try await outbox.enqueue(MediaEvents.MomentShared(momentId: moment.id.lowercased, senderId: moment.senderID.lowercased,
+                                                              receiverId: receiver, senderName: moment.senderName,
+                                                              sentAt: moment.sentAt, width: moment.width, height: moment.height),
+                                     subject: receiver, at: moment.sentAt, on: connection, logger: logger)
+            try await outbox.enqueue([PairlyFrames.newMoment(to: receiver, momentId: moment.id.lowercased, senderName: moment.senderName, sentAt: moment.sentAt)],
+                                     at: moment.sentAt, on: connection, logger: logger)
+            try await outbox.enqueue(PairlyMomentPush.requests(for: moment), at: moment.sentAt, on: connection, logger: logger)
             return .stored(Self.receipt(moment), replacedKey: replaced)
         }
         outbox.committed()

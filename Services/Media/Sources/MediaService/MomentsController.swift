@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import ImageSanitizer
+import LanternContracts
 import LanternCore
 import LanternHTTP
 
@@ -14,11 +15,22 @@ struct MomentsController: Sendable {
 
     static let placeholder = "No moment yet — when your partner shares a photo, it appears here."
 
-    func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
-        let moments = router.group("/v1/moments").add(middleware: requireAuth)
-        moments.post(use: upload)
-        moments.get("current", use: current)
-        router.group("/v1/widgets/pairly").add(middleware: requireAuth).get(use: widget)
+    /// `/v1/moments`: upload, and the current photo.
+    var moments: RouteCollection<LanternRequestContext> {
+        let routes = RouteCollection(context: LanternRequestContext.self)
+        routes.post(use: upload)
+        routes.get("current", use: current)
+        return routes
+    }
+
+    /// `/v1/widgets/pairly`.
+    var widget: RouteCollection<LanternRequestContext> {
+        RouteCollection(context: LanternRequestContext.self).get(use: widget)
+    }
+
+    /// `/internal/realtime/state`: the `moment` of Pairly's first real-time frame (the widget's answer).
+    var realtimeState: RouteCollection<LanternRequestContext> {
+        RouteCollection(context: LanternRequestContext.self).get(use: realtimeState)
     }
 
     @Sendable func upload(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<MomentReceipt> {
@@ -97,18 +109,26 @@ struct MomentsController: Sendable {
 
     /// Everything the home-screen widget needs in one small answer, with its own ETag.
     @Sendable func widget(_ request: Request, context: LanternRequestContext) async throws -> Response {
-        let receiver = try pairlyUser(context)
-        let moment = try await store.current(for: receiver)
-        let widget = Widget(hasPhoto: moment != nil, momentId: moment?.id.lowercased, senderName: moment?.senderName, sentAt: moment?.sentAt,
-                            photoUrl: moment.map { _ in "/v1/moments/current" }, photoEtag: moment.map { "\"\($0.etag)\"" },
-                            width: moment?.width, height: moment?.height, placeholder: Self.placeholder)
-        let data = try JSONEncoder.lantern.encode(widget)
+        let data = try JSONEncoder.lantern.encode(try await widget(for: try pairlyUser(context)))
         let etag = "\"\(SHA256.hash(data: data).hex.prefix(32))\""
         let headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
         if Self.matches(request.headers[.ifNoneMatch], etag) { return Response(status: .notModified, headers: headers) }
         var full = headers
         full[.contentType] = "application/json; charset=utf-8"
         return Response(status: .ok, headers: full, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private func widget(for receiver: UUID) async throws -> Widget {
+        let moment = try await store.current(for: receiver)
+        return Widget(hasPhoto: moment != nil, momentId: moment?.id.lowercased, senderName: moment?.senderName, sentAt: moment?.sentAt,
+                      photoUrl: moment.map { _ in "/v1/moments/current" }, photoEtag: moment.map { "\"\($0.etag)\"" },
+                      width: moment?.width, height: moment?.height, placeholder: Self.placeholder)
+    }
+
+    @Sendable func realtimeState(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<[String: JSONValue]> {
+        let claims = try context.requireAuth()
+        guard claims.app == AppID.pairly.rawValue, let user = claims.userID else { return JSONResponse([:]) }
+        return JSONResponse(["moment": try JSONValue(encoding: try await widget(for: user))])
     }
 
     private func previousUpload(sender: UUID, key: String, requestHash: String) async throws -> MomentReceipt? {
@@ -128,10 +148,7 @@ struct MomentsController: Sendable {
     }
 
     private func pairlyUser(_ context: LanternRequestContext) throws -> UUID {
-        let claims = try context.requireAuth()
-        guard claims.app == AppID.pairly.rawValue else { throw Problem.forbidden("Moments are a Pairly feature.", code: "moments_not_available") }
-        guard let id = claims.userID else { throw Problem.forbidden("This route is for user tokens.") }
-        return id
+        try context.requireUser(of: .pairly, otherwise: .forbidden("Moments are a Pairly feature.", code: "moments_not_available"))
     }
 
     static func problem(_ rejection: ImageRejection) -> Problem {

@@ -1,11 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import LanternContracts
 import LanternCore
-import LanternDatabase
-import LanternEvents
 import LanternHTTP
-import LanternRedis
 import LanternService
 import Logging
 import NIOPosix
@@ -32,59 +30,41 @@ public func buildPushWorkerApplication(
     dependencies: PushWorkerDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
-    let logger = configuration.process.logger(logger)
-    let backbone = try ServiceBackbone(schema: DeviceRegistry.schema, databaseURL: configuration.databaseURL, redisURL: configuration.redisURL,
-                                       streamPrefix: configuration.streamPrefix, logger: logger)
-    let registry = DeviceRegistry(client: backbone.postgres, logger: logger)
+    let clock = dependencies.clock
+    var service = ServiceBuilder("push-worker", process: configuration.process, streamPrefix: configuration.streamPrefix, clock: clock, logger: logger)
+    let postgres = try service.addDatabase(url: configuration.databaseURL, schema: DeviceRegistry.schema, migrations: PushWorkerResources.migrations)
+    let redis = try service.addRedis(url: configuration.redisURL)
+    service.addHousekeeping(DeviceRegistry.housekeeping)
+    let logger = service.logger
+
+    let registry = DeviceRegistry(client: postgres, logger: logger)
     let httpClient = try makeProviderHTTPClient(configuration)
+    service.addService(HTTPClientLifecycle(client: httpClient))
     let log = LogPushProvider(logger: logger)
     let apns: any PushProvider = try dependencies.apns ?? configuration.apns.map { apns in
         APNsProvider(baseURL: apns.baseURL, topics: apns.topics,
-                     signer: try APNsTokenSigner(privateKeyPEM: apns.privateKeyPEM, keyID: apns.keyID, teamID: apns.teamID, clock: dependencies.clock),
+                     signer: try APNsTokenSigner(privateKeyPEM: apns.privateKeyPEM, keyID: apns.keyID, teamID: apns.teamID, clock: clock),
                      httpClient: httpClient, timeout: configuration.requestTimeout)
     } ?? log
     let fcm: any PushProvider = dependencies.fcm ?? configuration.fcm.map { fcm in
         FCMProvider(baseURL: fcm.baseURL, projectID: fcm.serviceAccount.projectID,
-                    tokens: GoogleAccessTokens(account: fcm.serviceAccount, httpClient: httpClient, clock: dependencies.clock, timeout: configuration.requestTimeout),
+                    tokens: GoogleAccessTokens(account: fcm.serviceAccount, httpClient: httpClient, clock: clock, timeout: configuration.requestTimeout),
                     httpClient: httpClient, timeout: configuration.requestTimeout)
     } ?? log
     logger.info("push providers", metadata: ["ios": "\(apns.name)", "android": "\(fcm.name)"])
 
-    let retries = RetryQueue(redis: backbone.redis, streams: backbone.streams)
+    let retries = RetryQueue(redis: redis, streams: service.streams)
     let dispatcher = PushDispatcher(registry: registry, catalogue: try Catalogue.bundled(), apns: apns, fcm: fcm, retries: retries,
-                                    redis: backbone.redis, streams: backbone.streams,
+                                    redis: redis, streams: service.streams,
                                     policy: .init(maxAttempts: configuration.maxAttempts, retryBase: configuration.retryBase, retryMax: configuration.retryMax),
-                                    clock: dependencies.clock, logger: logger)
-    let consumerName = ProcessInfo.processInfo.hostName + "-\(getpid())"
-    let migrated = backbone.migrated
-    let identityEvents = StreamConsumer(endpoint: backbone.redisEndpoint, streams: backbone.streams,
-                                        options: .init(stream: backbone.streams.events("identity"), group: "push-worker", consumer: consumerName),
-                                        logger: logger) { event in
-        await migrated.wait()
-        try await registry.handle(event)
-    }
-    // A batch of jobs is sent at once, its requests multiplexed on the providers' HTTP/2 connections.
-    var jobOptions = StreamConsumer.Options(stream: backbone.streams.jobs("push"), group: "push-worker", consumer: consumerName)
-    jobOptions.batchSize = configuration.concurrency
-    // A new group starts at `0` (the default): jobs queued before the worker's first start are still delivered.
-    let jobs = StreamConsumer(endpoint: backbone.redisEndpoint, streams: backbone.streams, options: jobOptions, logger: logger) { (batch: [EventEnvelope]) in
-        await migrated.wait()
-        return await dispatcher.handle(batch: batch)
-    }
-    let scheduler = RetryScheduler(queue: retries, dispatcher: dispatcher, registry: registry, clock: dependencies.clock, logger: logger)
+                                    clock: clock, logger: logger)
+    service.consume(IdentityEvents.stream, handlers: registry.handlers)
+    // A batch of jobs is sent at once, its requests multiplexed on the providers' HTTP/2 connections. A new group
+    // starts at `0`: jobs queued before the worker's first start are still delivered.
+    service.consume(PushRequest.stream, batchSize: configuration.concurrency) { batch in await dispatcher.handle(batch: batch) }
+    service.addService(RetryScheduler(queue: retries, dispatcher: dispatcher, registry: registry, clock: clock, logger: logger))
 
-    let router = ServiceRouter.make(readiness: backbone.readiness)
-    var app = Application(
-        router: router,
-        configuration: .init(address: .hostname(configuration.process.host, port: configuration.process.port), serverName: "lantern-push-worker"),
-        services: backbone.services(clock: dependencies.clock, housekeeping: DeviceRegistry.housekeeping, relay: false)
-            + [HTTPClientLifecycle(client: httpClient), identityEvents, jobs, scheduler],
-        logger: logger
-    )
-    app.beforeServerStarts {
-        try await backbone.migrate(try Migration.load(from: PushWorkerResources.migrations))
-    }
-    return app
+    return service.application(router: service.makeRouter())
 }
 
 /// One client for every provider: HTTP/2 when the server offers it (APNs requires it), extra trust roots when
@@ -104,5 +84,5 @@ func makeProviderHTTPClient(_ configuration: PushWorkerConfiguration) throws -> 
 }
 
 enum PushWorkerResources {
-    static var migrations: URL { Bundle.module.url(forResource: "Migrations", withExtension: nil)! }
+    static var migrations: URL? { Bundle.module.url(forResource: "Migrations", withExtension: nil) }
 }

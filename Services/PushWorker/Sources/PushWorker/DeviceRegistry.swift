@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternDatabase
 import LanternEvents
@@ -19,51 +20,45 @@ public struct DeviceRegistry: Sendable {
         .init("deleted_users", sql: "DELETE FROM push.deleted_users WHERE deleted_at < $1", keep: 30 * 86_400),
     ]
 
-    struct Registered: Decodable {
-        var userId: UUID
-        var app: String
-        var deviceId: String
-        var platform: String
-        var pushToken: String
-        var locale: String?
-        var timeZone: String?
+    /// The registry's handlers of identity's events; other types are not its business.
+    var handlers: EventHandlers {
+        var handlers = EventHandlers()
+        handlers.on(IdentityEvents.DeviceRegistered.self) { device, event in try await registered(device, at: event.occurredAt, eventID: event.id) }
+        handlers.on(IdentityEvents.DeviceRemoved.self) { removed, event in try await self.removed(removed, at: event.occurredAt) }
+        handlers.on(IdentityEvents.UserDeleted.self) { deleted, event in try await userDeleted(deleted, at: event.occurredAt) }
+        return handlers
     }
-    struct Removed: Decodable { var userId: UUID; var deviceId: String }
-    struct Deleted: Decodable { var userId: UUID }
 
-    /// Applies one identity event; types other than `device.*` and `user.deleted` are ignored.
-    public func handle(_ event: EventEnvelope) async throws {
-        let at = event.occurredAt
-        switch event.type {
-        case "device.registered":
-            let device = try event.payload(as: Registered.self)
-            guard Device.Platform(rawValue: device.platform) != nil else {
-                logger.warning("registration with unknown platform ignored", metadata: ["eventId": "\(event.id)", "platform": "\(device.platform)"])
-                return
-            }
-            try await client.query("""
-                INSERT INTO push.devices (user_id, device_id, app, platform, push_token, locale, time_zone, registered_at)
-                SELECT \(device.userId), \(device.deviceId), \(device.app), \(device.platform), \(device.pushToken), \(device.locale), \(device.timeZone), \(at)
-                WHERE NOT EXISTS (SELECT 1 FROM push.deleted_users WHERE user_id = \(device.userId))
-                ON CONFLICT (user_id, device_id) DO UPDATE SET app = excluded.app, platform = excluded.platform,
-                    push_token = excluded.push_token, locale = excluded.locale, time_zone = excluded.time_zone, registered_at = excluded.registered_at
-                WHERE push.devices.registered_at <= excluded.registered_at
-                """, logger: logger)
-        case "device.removed":
-            let removed = try event.payload(as: Removed.self)
-            try await client.query("""
-                DELETE FROM push.devices WHERE user_id = \(removed.userId) AND device_id = \(removed.deviceId) AND registered_at <= \(at)
-                """, logger: logger)
-        case "user.deleted":
-            let user = try event.payload(as: Deleted.self).userId
-            try await client.transaction(logger: logger) { connection in
-                try await connection.query("DELETE FROM push.devices WHERE user_id = \(user)", logger: logger)
-                try await connection.query("""
-                    INSERT INTO push.deleted_users (user_id, deleted_at) VALUES (\(user), \(at)) ON CONFLICT (user_id) DO NOTHING
-                    """, logger: logger)
-            }
-        default:
+    func registered(_ device: IdentityEvents.DeviceRegistered, at: Date, eventID: UUID) async throws {
+        let user = try UndecodablePayload.uuid(device.userId, field: "userId")
+        guard Device.Platform(rawValue: device.platform) != nil else {
+            logger.warning("registration with unknown platform ignored", metadata: ["eventId": "\(eventID)", "platform": "\(device.platform)"])
             return
+        }
+        try await client.query("""
+            INSERT INTO push.devices (user_id, device_id, app, platform, push_token, locale, time_zone, registered_at)
+            SELECT \(user), \(device.deviceId), \(device.app), \(device.platform), \(device.pushToken), \(device.locale), \(device.timeZone), \(at)
+            WHERE NOT EXISTS (SELECT 1 FROM push.deleted_users WHERE user_id = \(user))
+            ON CONFLICT (user_id, device_id) DO UPDATE SET app = excluded.app, platform = excluded.platform,
+                push_token = excluded.push_token, locale = excluded.locale, time_zone = excluded.time_zone, registered_at = excluded.registered_at
+            WHERE push.devices.registered_at <= excluded.registered_at
+            """, logger: logger)
+    }
+
+    func removed(_ removed: IdentityEvents.DeviceRemoved, at: Date) async throws {
+        let user = try UndecodablePayload.uuid(removed.userId, field: "userId")
+        try await client.query("""
+            DELETE FROM push.devices WHERE user_id = \(user) AND device_id = \(removed.deviceId) AND registered_at <= \(at)
+            """, logger: logger)
+    }
+
+    func userDeleted(_ deleted: IdentityEvents.UserDeleted, at: Date) async throws {
+        let user = try UndecodablePayload.uuid(deleted.userId, field: "userId")
+        try await client.transaction(logger: logger) { connection in
+            try await connection.query("DELETE FROM push.devices WHERE user_id = \(user)", logger: logger)
+            try await connection.query("""
+                INSERT INTO push.deleted_users (user_id, deleted_at) VALUES (\(user), \(at)) ON CONFLICT (user_id) DO NOTHING
+                """, logger: logger)
         }
     }
 

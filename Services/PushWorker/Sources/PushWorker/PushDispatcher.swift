@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis
@@ -195,12 +196,10 @@ public struct PushDispatcher: Sendable {
 
     /// Appends to `lantern.dlq.jobs.push` in the consumer's format, plus the device the attempt was for.
     func deadLetter(job: EventEnvelope?, device: Device?, attempt: Int, reason: String) async {
-        var fields = ["event", (try? job?.encoded()) ?? "", "stream", jobsStream, "entry", "", "group", "push-worker",
-                      "deliveries", String(attempt), "reason", reason]
-        if let device { fields += ["device", device.deviceID, "platform", device.platform.rawValue, "userId", device.userID.lowercased] }
+        let extra = device.map { [("device", $0.deviceID), ("platform", $0.platform.rawValue), ("userId", $0.userID.lowercased)] } ?? []
         do {
-            try await redis.send(["XADD", streams.deadLetter(of: jobsStream), "MAXLEN", "~", "10000", "*"] + fields)
-            Counter(label: "lantern_events_dead_lettered_total", dimensions: [("stream", jobsStream), ("group", "push-worker")]).increment()
+            try await DeadLetters(redis: redis, streams: streams).add(event: (try? job?.encoded()) ?? "", stream: jobsStream, entry: "",
+                                                                     group: "push-worker", deliveries: attempt, reason: reason, extra: extra)
             logger.error("push dead-lettered", metadata: ["jobId": "\(job?.id.lowercased ?? "?")", "device": "\(device?.deviceID ?? "-")", "reason": "\(reason)"])
         } catch {
             logger.error("dead-lettering failed; notification dropped", metadata: ["reason": "\(reason)", "error": "\(error)"])

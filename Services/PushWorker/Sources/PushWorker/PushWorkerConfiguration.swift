@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternCore
 
 /// Everything `push-worker` reads at start-up (see docs/configuration.md).

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternEvents
 import Logging

@@ -33,6 +33,12 @@ public struct EventEnvelope: Codable, Sendable, Equatable {
                   traceparent: traceparent, data: try JSONValue(encoding: payload))
     }
 
+    /// The envelope of a typed payload: `type` and `version` come from `P`.
+    public init<P: EventPayload>(_ payload: P, producer: String, subject: String?, occurredAt: Date, traceparent: String? = nil) throws {
+        try self.init(type: P.eventType, version: P.version, occurredAt: occurredAt, producer: producer, subject: subject,
+                      traceparent: traceparent, payload: payload)
+    }
+
     public func payload<T: Decodable>(as type: T.Type = T.self) throws -> T { try data.decode(as: T.self) }
 
     public func encoded() throws -> String {
@@ -58,22 +64,5 @@ public struct EventEnvelope: Codable, Sendable, Equatable {
         try c.encode(subject, forKey: .subject)
         try c.encode(traceparent, forKey: .traceparent)
         try c.encode(data, forKey: .data)
-    }
-}
-
-/// Stream names from the architecture contract. `prefix` is `lantern` in every deployment; tests give each
-/// suite its own prefix so suites can share one Redis.
-public struct StreamNames: Sendable, Equatable {
-    public var prefix: String
-    public init(prefix: String = "lantern") { self.prefix = prefix }
-
-    /// `lantern.events.<service>`: everything a service announces.
-    public func events(_ service: String) -> String { "\(prefix).events.\(service)" }
-    /// `lantern.jobs.<kind>`: work for a worker (`push`, `evolution`).
-    public func jobs(_ kind: String) -> String { "\(prefix).jobs.\(kind)" }
-    /// `lantern.dlq.<stream>`: messages that failed too often.
-    public func deadLetter(of stream: String) -> String {
-        let name = stream.hasPrefix(prefix + ".") ? String(stream.dropFirst(prefix.count + 1)) : stream
-        return "\(prefix).dlq.\(name)"
     }
 }

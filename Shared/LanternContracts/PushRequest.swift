@@ -1,14 +1,12 @@
 import Foundation
-import LanternCore
-import Logging
-import PostgresNIO
 
 /// A request for a push notification: the `data` of a `push.requested` job on `lantern.jobs.push`.
 ///
 /// Producers name *what* to say (a catalogue key and its arguments), never the text: the push worker renders it
 /// in each device's language. Catalogue and wire formats: docs/events.md, `Services/PushWorker`.
-public struct PushRequest: Codable, Sendable, Equatable {
+public struct PushRequest: EventPayload, Equatable {
     public static let eventType = "push.requested"
+    public static var stream: EventStream { .jobs("push") }
 
     public enum Delivery: String, Codable, Sendable {
         /// A visible notification (title and body from the catalogue).
@@ -50,15 +48,6 @@ public struct PushRequest: Codable, Sendable, Equatable {
 
     /// The job envelope; `subject` is the recipient.
     public func envelope(producer: String, at date: Date) throws -> EventEnvelope {
-        try EventEnvelope(type: Self.eventType, occurredAt: date, producer: producer, subject: userId, payload: self)
-    }
-}
-
-extension Outbox {
-    /// Queues push notifications in the caller's transaction, next to the state change they announce.
-    public func enqueue(_ requests: [PushRequest], producer: String, at date: Date, on connection: PostgresConnection, logger: Logger) async throws {
-        for request in requests {
-            try await enqueue(try request.envelope(producer: producer, at: date), stream: streams.jobs("push"), on: connection, logger: logger)
-        }
+        try EventEnvelope(self, producer: producer, subject: userId, occurredAt: date)
     }
 }

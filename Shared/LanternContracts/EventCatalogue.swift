@@ -1,0 +1,12 @@
+/// Every payload Lantern publishes, in the order docs/events.md describes them; a test checks the document
+/// against this list, so a new payload cannot land undocumented.
+public enum EventCatalogue {
+    public static let all: [any EventPayload.Type] = [
+        IdentityEvents.UserCreated.self, IdentityEvents.UserDeleted.self, IdentityEvents.ProfileRenamed.self,
+        IdentityEvents.DeviceRegistered.self, IdentityEvents.DeviceRemoved.self,
+        IdentityEvents.PairingEstablished.self, IdentityEvents.PairingDissolved.self,
+        MediaEvents.MomentShared.self,
+        PushRequest.self,
+        RealtimeFrame.self, RealtimeDisconnect.self,
+    ]
+}

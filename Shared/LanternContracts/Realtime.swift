@@ -1,0 +1,54 @@
+import Foundation
+import LanternCore
+
+/// Something a service wants on users' open sockets: written through the producer's outbox, in the transaction
+/// of the change it announces, onto `lantern.realtime`, and carried by every gateway to the sockets of
+/// `recipients` it holds.
+///
+/// Apps receive `{"data": …, "type": …}` on `/v1/realtime` and `42["<type>", data]` on Socket.IO. The gateway does
+/// not interpret `type` or `data`: what a frame means is the producing app's contract (e.g. `PairlyFrames`).
+public struct RealtimeFrame: EventPayload, Equatable {
+    public static let eventType = "realtime.frame"
+    public static var stream: EventStream { .realtime }
+
+    /// User ids (lower-case UUIDs) whose sockets get the frame.
+    public var recipients: [String]
+    /// The recipients' app (an account belongs to one app; kept for logs and metrics).
+    public var app: String
+    /// The frame's name, e.g. `new_moment`.
+    public var type: String
+    public var data: JSONValue
+
+    public init(to recipients: [String], app: AppID, type: String, data: JSONValue) {
+        self.recipients = recipients
+        self.app = app.rawValue
+        self.type = type
+        self.data = data
+    }
+}
+
+/// Ends every open socket of `userIds` (the account was deleted: its sockets must not outlive it).
+public struct RealtimeDisconnect: EventPayload, Equatable {
+    public static let eventType = "realtime.disconnect"
+    public static var stream: EventStream { .realtime }
+
+    public var userIds: [String]
+    /// Why, for logs and the close frame, e.g. `account_deleted`.
+    public var reason: String
+
+    public init(userIds: [String], reason: String) {
+        self.userIds = userIds
+        self.reason = reason
+    }
+}
+
+/// The first frame of every socket, `{"data": {…}, "type": "state"}`, so an app that was offline catches up
+/// before live frames follow (also Socket.IO's `get_state`).
+///
+/// The gateway asks the services its route table names for the user's app, each at `path` with the user's own
+/// access token, and takes the keys it was told each one owns; a key whose service does not answer is `null`.
+/// A service answers a JSON object with its keys for the caller's app (`{}` for other apps).
+public enum RealtimeState {
+    public static let path = "/internal/realtime/state"
+    public static let frameType = "state"
+}

@@ -1,0 +1,60 @@
+import Foundation
+import LanternContracts
+import LanternCore
+import Testing
+
+@Suite("Event contracts")
+struct EventCatalogueTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `#### \`type\` (version N)` headings of docs/events.md.
+    static func documented() throws -> Set<String> {
+        let text = try String(contentsOf: root.appendingPathComponent("docs/events.md"), encoding: .utf8)
+        let heading = /^#### `([a-z_.]+)` \(version (\d+)\)$/
+        return Set(text.split(separator: "\n").compactMap { line in
+            (try? heading.wholeMatch(in: String(line))).map { "\($0.1)@\($0.2)" }
+        })
+    }
+
+    @Test("docs/events.md describes exactly the payloads of the contracts module, with their versions")
+    func documentedMatchesCatalogue() throws {
+        let catalogue = Set(EventCatalogue.all.map { "\($0.eventType)@\($0.version)" })
+        #expect(catalogue.count == EventCatalogue.all.count, "an event type is declared twice")
+        let documented = try Self.documented()
+        #expect(catalogue.subtracting(documented).isEmpty, "undocumented: \(catalogue.subtracting(documented).sorted())")
+        #expect(documented.subtracting(catalogue).isEmpty, "documented but not declared: \(documented.subtracting(catalogue).sorted())")
+    }
+
+    @Test("a payload's envelope carries its type, version and producer; the payload comes back from it")
+    func envelopeRoundTrip() throws {
+        let payload = IdentityEvents.ProfileRenamed(userId: "u", app: "pairly", displayName: "Ana", partnerId: nil)
+        let envelope = try EventEnvelope(payload, producer: "identity", subject: "u", occurredAt: Date(timeIntervalSince1970: 0))
+        #expect(envelope.type == "profile.renamed" && envelope.version == 1 && envelope.producer == "identity")
+        // Unset fields are omitted from `data`, as docs/events.md says.
+        #expect(envelope.data == .object(["userId": .string("u"), "app": .string("pairly"), "displayName": .string("Ana")]))
+        #expect(try EventEnvelope.decode(try envelope.encoded()).payload(as: IdentityEvents.ProfileRenamed.self) == payload)
+    }
+
+    @Test("each payload names its stream: events of its producer, push jobs, real-time frames")
+    func streams() {
+        let names = StreamNames(prefix: "lantern")
+        #expect(names.name(of: IdentityEvents.UserDeleted.stream) == "lantern.events.identity")
+        #expect(names.name(of: MediaEvents.MomentShared.stream) == "lantern.events.media")
+        #expect(names.name(of: PushRequest.stream) == "lantern.jobs.push")
+        #expect(names.name(of: RealtimeFrame.stream) == "lantern.realtime")
+        #expect(names.deadLetter(of: "lantern.realtime") == "lantern.dlq.realtime")
+    }
+
+    @Test("Pairly's frames carry every key, unset ones as null")
+    func pairlyFrames() {
+        let sentAt = Date(timeIntervalSince1970: 1_795_000_000)
+        let moment = PairlyFrames.newMoment(to: "b", momentId: "m", senderName: nil, sentAt: sentAt)
+        #expect(moment.recipients == ["b"] && moment.type == "new_moment" && moment.app == "pairly")
+        #expect(moment.data == .object(["momentId": .string("m"), "senderName": .null, "sentAt": .string(RFC3339.string(from: sentAt))]))
+        let paired = PairlyFrames.paired(pairingId: "p", userIds: ["a", "b"])
+        #expect(paired.map(\.recipients) == [["a"], ["b"]])
+        #expect(paired[0].data == .object(["pairingId": .string("p"), "partnerId": .string("b"), "reason": .null]))
+        let ended = PairlyFrames.pairDisconnected(pairingId: "p", userIds: ["a", "b"], reason: "disconnected")
+        #expect(ended[1].data == .object(["pairingId": .string("p"), "partnerId": .string("a"), "reason": .string("disconnected")]))
+    }
+}
