@@ -58,52 +58,261 @@ let package = Package(
     ],
     targets: [
         // MARK: Shared libraries
-        .target(name: "LanternCore", dependencies: [logging, configuration, nioCore], path: "Shared/LanternCore", swiftSettings: strict),
-        .target(name: "LanternContracts", dependencies: ["LanternCore"], path: "Shared/LanternContracts", swiftSettings: strict),
-        .target(name: "LanternDatabase", dependencies: ["LanternCore", postgres, lifecycle, logging], path: "Shared/LanternDatabase", swiftSettings: strict),
+        .target(
+            name: "LanternCore",
+            dependencies: [logging, configuration, nioCore],
+            path: "Shared/LanternCore",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LanternContracts",
+            dependencies: ["LanternCore"],
+            path: "Shared/LanternContracts",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LanternDatabase",
+            dependencies: ["LanternCore", postgres, lifecycle, logging],
+            path: "Shared/LanternDatabase",
+            swiftSettings: strict
+        ),
         .systemLibrary(name: "CHiredis", path: "Shared/CHiredis", providers: [.apt(["libhiredis-dev"])]),
-        .target(name: "LanternRedis", dependencies: ["CHiredis", "LanternCore", nioCore, nioPosix, lifecycle, logging], path: "Shared/LanternRedis", swiftSettings: strict),
-        .target(name: "LanternEvents", dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternRedis", postgres, lifecycle, logging, metrics], path: "Shared/LanternEvents", swiftSettings: strict),
-        .target(name: "LanternTokens", dependencies: ["LanternContracts", "LanternCore", jwt, crypto, httpClient, logging, nioFoundation], path: "Shared/LanternTokens", swiftSettings: strict),
-        .target(name: "LanternHTTP", dependencies: ["LanternContracts", "LanternCore", "LanternTokens", hummingbird, httpTypes, httpClient, metrics, prometheus, lifecycle, logging, nioCore, nioPosix, nioFoundation], path: "Shared/LanternHTTP", swiftSettings: strict),
+        .target(
+            name: "LanternRedis",
+            dependencies: ["CHiredis", "LanternCore", nioCore, nioPosix, lifecycle, logging],
+            path: "Shared/LanternRedis",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LanternEvents",
+            dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternRedis", postgres, lifecycle,
+                           logging, metrics],
+            path: "Shared/LanternEvents",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LanternTokens",
+            dependencies: ["LanternContracts", "LanternCore", jwt, crypto, httpClient, logging, nioFoundation],
+            path: "Shared/LanternTokens",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LanternHTTP",
+            dependencies: ["LanternContracts", "LanternCore", "LanternTokens", hummingbird, httpTypes, httpClient,
+                           metrics, prometheus, lifecycle, logging, nioCore, nioPosix, nioFoundation],
+            path: "Shared/LanternHTTP",
+            swiftSettings: strict
+        ),
 
-        .target(name: "LanternService", dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"), postgres, lifecycle, logging], path: "Shared/LanternService", swiftSettings: strict),
+        .target(
+            name: "LanternService",
+            dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
+                           "LanternRedis", hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
+                           postgres, lifecycle, logging],
+            path: "Shared/LanternService",
+            swiftSettings: strict
+        ),
 
-        // MARK: Services (library + thin executable)
-        .target(name: "IdentityService", dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, postgres, jwt, crypto, httpClient, lifecycle, nioFoundation], path: "Services/Identity/Sources/IdentityService", resources: [.copy("Migrations")], swiftSettings: strict),
-        .executableTarget(name: "identity", dependencies: ["IdentityService", "LanternHTTP"], path: "Services/Identity/Sources/identity", swiftSettings: strict),
-        .target(name: "GatewayService", dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternHTTP", "LanternRedis", "LanternTokens", "LanternEvents", hummingbird, .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), httpTypes, httpClient, crypto, lifecycle, nioFoundation], path: "Services/Gateway/Sources/GatewayService", resources: [.copy("openapi.yaml")], swiftSettings: strict),
-        .executableTarget(name: "gateway", dependencies: ["GatewayService", "LanternHTTP"], path: "Services/Gateway/Sources/gateway", swiftSettings: strict),
+        // MARK: Services (library + thin executable); the stack's list of executables is Services/services.tsv
+        .target(
+            name: "IdentityService",
+            dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents",
+                           "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, postgres, jwt, crypto,
+                           httpClient, lifecycle, nioFoundation],
+            path: "Services/Identity/Sources/IdentityService",
+            resources: [.copy("Migrations")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "identity",
+            dependencies: ["IdentityService", "LanternHTTP"],
+            path: "Services/Identity/Sources/identity",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "GatewayService",
+            dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternHTTP", "LanternRedis",
+                           "LanternTokens", "LanternEvents", hummingbird,
+                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), httpTypes,
+                           httpClient, crypto, lifecycle, nioFoundation],
+            path: "Services/Gateway/Sources/GatewayService",
+            resources: [.copy("openapi.yaml")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "gateway",
+            dependencies: ["GatewayService", "LanternHTTP"],
+            path: "Services/Gateway/Sources/gateway",
+            swiftSettings: strict
+        ),
 
         .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
-        .target(name: "MediaService", dependencies: ["ImageSanitizer", "LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpTypes, postgres, crypto, httpClient, lifecycle, nioCore, nioPosix, nioFoundation, .product(name: "MultipartKit", package: "multipart-kit")], path: "Services/Media/Sources/MediaService", resources: [.copy("Migrations")], swiftSettings: strict),
-        .executableTarget(name: "media", dependencies: ["MediaService", "LanternHTTP"], path: "Services/Media/Sources/media", swiftSettings: strict),
+        .target(
+            name: "MediaService",
+            dependencies: ["ImageSanitizer", "LanternService", "LanternContracts", "LanternCore", "LanternDatabase",
+                           "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpTypes,
+                           postgres, crypto, httpClient, lifecycle, nioCore, nioPosix, nioFoundation,
+                           .product(name: "MultipartKit", package: "multipart-kit")],
+            path: "Services/Media/Sources/MediaService",
+            resources: [.copy("Migrations")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "media",
+            dependencies: ["MediaService", "LanternHTTP"],
+            path: "Services/Media/Sources/media",
+            swiftSettings: strict
+        ),
 
-        .target(name: "PushWorker", dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternRedis", hummingbird, postgres, jwt, crypto, httpClient, nioSSL, nioPosix, nioCore, nioFoundation, lifecycle, logging, metrics], path: "Services/PushWorker/Sources/PushWorker", resources: [.copy("Migrations"), .copy("Catalogue")], swiftSettings: strict),
-        .executableTarget(name: "push-worker", dependencies: ["PushWorker", "LanternHTTP"], path: "Services/PushWorker/Sources/push-worker", swiftSettings: strict),
+        .target(
+            name: "PushWorker",
+            dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents",
+                           "LanternHTTP", "LanternRedis", hummingbird, postgres, jwt, crypto, httpClient, nioSSL,
+                           nioPosix, nioCore, nioFoundation, lifecycle, logging, metrics],
+            path: "Services/PushWorker/Sources/PushWorker",
+            resources: [.copy("Migrations"), .copy("Catalogue")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "push-worker",
+            dependencies: ["PushWorker", "LanternHTTP"],
+            path: "Services/PushWorker/Sources/push-worker",
+            swiftSettings: strict
+        ),
 
-        // Astrology links the Swiss Ephemeris (AGPL-3.0): these targets, and only these, are under Services/Astrology/LICENSE.
-        .systemLibrary(name: "CSwissEph", path: "Services/Astrology/Sources/CSwissEph", providers: [.apt(["libswe-dev"])]),
-        .target(name: "Ephemeris", dependencies: ["CSwissEph", nioPosix], path: "Services/Astrology/Sources/Ephemeris", swiftSettings: strict),
-        .target(name: "AstrologyService", dependencies: ["Ephemeris", "LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternHTTP", "LanternTokens", hummingbird, postgres, crypto, httpClient, lifecycle, logging], path: "Services/Astrology/Sources/AstrologyService", resources: [.copy("Migrations")], swiftSettings: strict),
-        .executableTarget(name: "astrology", dependencies: ["AstrologyService", "LanternHTTP"], path: "Services/Astrology/Sources/astrology", swiftSettings: strict),
-        .executableTarget(name: "astrology-bench", dependencies: ["AstrologyService", "Ephemeris"], path: "Services/Astrology/Sources/astrology-bench", swiftSettings: strict),
+        // Astrology links the Swiss Ephemeris (AGPL-3.0): these targets, and only these, are under
+        // Services/Astrology/LICENSE (a deployment test checks that nothing else depends on them).
+        .systemLibrary(
+            name: "CSwissEph",
+            path: "Services/Astrology/Sources/CSwissEph",
+            providers: [.apt(["libswe-dev"])]
+        ),
+        .target(
+            name: "Ephemeris",
+            dependencies: ["CSwissEph", nioPosix],
+            path: "Services/Astrology/Sources/Ephemeris",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AstrologyService",
+            dependencies: ["Ephemeris", "LanternService", "LanternContracts", "LanternCore", "LanternDatabase",
+                           "LanternHTTP", "LanternTokens", hummingbird, postgres, crypto, httpClient, lifecycle,
+                           logging],
+            path: "Services/Astrology/Sources/AstrologyService",
+            resources: [.copy("Migrations")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "astrology",
+            dependencies: ["AstrologyService", "LanternHTTP"],
+            path: "Services/Astrology/Sources/astrology",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "astrology-bench",
+            dependencies: ["AstrologyService", "Ephemeris"],
+            path: "Services/Astrology/Sources/astrology-bench",
+            swiftSettings: strict
+        ),
 
         // MARK: Tools
-        .executableTarget(name: "lantern-bench", dependencies: ["LanternContracts", "LanternCore", "LanternEvents", "LanternRedis", "LanternTestSupport", lifecycle, logging, httpClient, nioCore, nioFoundation, .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"), .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "Tools/lantern-bench", swiftSettings: strict),
+        .executableTarget(
+            name: "lantern-bench",
+            dependencies: ["LanternContracts", "LanternCore", "LanternEvents", "LanternRedis", "LanternTestSupport",
+                           lifecycle, logging, httpClient, nioCore, nioFoundation,
+                           .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/lantern-bench",
+            swiftSettings: strict
+        ),
 
         // MARK: Tests
-        .target(name: "LanternTestSupport", dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents", "LanternTokens", postgres, hummingbird, crypto, jwt, .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient, lifecycle, logging, nioSSL, .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), httpTypes], path: "Tests/LanternTestSupport", swiftSettings: strict),
-        .testTarget(name: "LanternCoreTests", dependencies: ["LanternCore"], path: "Tests/LanternCoreTests", swiftSettings: strict),
-        .testTarget(name: "LanternContractsTests", dependencies: ["LanternContracts", "LanternCore"], path: "Tests/LanternContractsTests", swiftSettings: strict),
-        .testTarget(name: "LanternEventsTests", dependencies: ["LanternEvents", "LanternContracts", "LanternTestSupport", postgres], path: "Tests/LanternEventsTests", swiftSettings: strict),
-        .testTarget(name: "IdentityServiceTests", dependencies: ["IdentityService", "LanternContracts", "LanternTestSupport", hummingbirdTesting, jwt, crypto], path: "Tests/IdentityServiceTests", swiftSettings: strict),
-        .testTarget(name: "GatewayServiceTests", dependencies: ["GatewayService", "LanternContracts", "LanternTestSupport", hummingbirdTesting, "LanternHTTP", "LanternEvents", "LanternRedis", nioPosix, .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")], path: "Tests/GatewayServiceTests", exclude: ["Clients"], swiftSettings: strict),
-        .testTarget(name: "ImageSanitizerTests", dependencies: ["ImageSanitizer"], path: "Tests/ImageSanitizerTests", resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "MediaServiceTests", dependencies: ["MediaService", "LanternContracts", "LanternTestSupport", hummingbirdTesting, postgres], path: "Tests/MediaServiceTests", swiftSettings: strict),
-        .testTarget(name: "PushWorkerTests", dependencies: ["PushWorker", "LanternContracts", "LanternTestSupport", "LanternEvents", "LanternRedis", hummingbird, jwt, crypto, postgres, httpClient, nioSSL], path: "Tests/PushWorkerTests", swiftSettings: strict),
-        .testTarget(name: "AstrologyServiceTests", dependencies: ["AstrologyService", "Ephemeris", "LanternTestSupport", hummingbirdTesting, "LanternCore", "LanternDatabase", postgres], path: "Services/Astrology/Tests/AstrologyServiceTests", swiftSettings: strict),
-        .testTarget(name: "DeploymentTests", dependencies: ["IdentityService", "GatewayService", "MediaService", "PushWorker", "AstrologyService", "LanternCore"], path: "Tests/DeploymentTests", swiftSettings: strict),
-        .testTarget(name: "EndToEndTests", dependencies: ["LanternTestSupport", "LanternContracts", "LanternEvents", httpClient, .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")], path: "Tests/EndToEndTests", swiftSettings: strict),
+        .target(
+            name: "LanternTestSupport",
+            dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents",
+                           "LanternTokens", postgres, hummingbird, crypto, jwt,
+                           .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient,
+                           lifecycle, logging, nioSSL, .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                           .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "SwiftASN1", package: "swift-asn1"), httpTypes],
+            path: "Tests/LanternTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LanternCoreTests",
+            dependencies: ["LanternCore"],
+            path: "Tests/LanternCoreTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LanternContractsTests",
+            dependencies: ["LanternContracts", "LanternCore"],
+            path: "Tests/LanternContractsTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LanternEventsTests",
+            dependencies: ["LanternEvents", "LanternContracts", "LanternTestSupport", postgres],
+            path: "Tests/LanternEventsTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "IdentityServiceTests",
+            dependencies: ["IdentityService", "LanternContracts", "LanternTestSupport", hummingbirdTesting, jwt,
+                           crypto],
+            path: "Tests/IdentityServiceTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GatewayServiceTests",
+            dependencies: ["GatewayService", "LanternContracts", "LanternTestSupport", hummingbirdTesting,
+                           "LanternHTTP", "LanternEvents", "LanternRedis", nioPosix,
+                           .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
+            path: "Tests/GatewayServiceTests",
+            exclude: ["Clients"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ImageSanitizerTests",
+            dependencies: ["ImageSanitizer"],
+            path: "Tests/ImageSanitizerTests",
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MediaServiceTests",
+            dependencies: ["MediaService", "LanternContracts", "LanternTestSupport", hummingbirdTesting, postgres],
+            path: "Tests/MediaServiceTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PushWorkerTests",
+            dependencies: ["PushWorker", "LanternContracts", "LanternTestSupport", "LanternEvents", "LanternRedis",
+                           hummingbird, jwt, crypto, postgres, httpClient, nioSSL],
+            path: "Tests/PushWorkerTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AstrologyServiceTests",
+            dependencies: ["AstrologyService", "Ephemeris", "LanternTestSupport", hummingbirdTesting, "LanternCore",
+                           "LanternDatabase", postgres],
+            path: "Services/Astrology/Tests/AstrologyServiceTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DeploymentTests",
+            dependencies: ["IdentityService", "GatewayService", "MediaService", "PushWorker", "AstrologyService",
+                           "LanternContracts", "LanternCore", "LanternTestSupport"],
+            path: "Tests/DeploymentTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["LanternTestSupport", "LanternContracts", "LanternEvents", httpClient,
+                           .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
+            path: "Tests/EndToEndTests",
+            swiftSettings: strict
+        ),
     ]
 )

@@ -9,6 +9,7 @@
 # PostgreSQL pool: 8 connections (≈ 4 × cores); 32 measured worse here (p99 ×7 from backend contention).
 # Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/services.sh"
 
 PG_PORT="${LANTERN_BENCH_PG_PORT:-54339}"
 REDIS_PORT="${LANTERN_BENCH_REDIS_PORT:-63809}"
@@ -27,13 +28,9 @@ psql_url "$ADMIN_URL" "DROP DATABASE IF EXISTS lantern_bench WITH (FORCE)"
 psql_url "$ADMIN_URL" "CREATE DATABASE lantern_bench"
 
 say "building release binaries (a first release build takes ~12 minutes)"
-swift_build -c release --product identity
-swift_build -c release --product gateway
-swift_build -c release --product media
-swift_build -c release --product push-worker
-swift_build -c release --product astrology
-swift_build -c release --product astrology-bench
-swift_build -c release --product lantern-bench
+for entry in "${LANTERN_SERVICES[@]}" "astrology-bench" "lantern-bench"; do
+  set -- $entry; swift_build -c release --product "$1"
+done
 BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)"
 
 mkdir -p "$STATE/bench"
@@ -49,13 +46,15 @@ export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" LOG_LEVEL=warning HTTP_HOST=1
 export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000 DEVICE_SIGNIN_APPS=luckyday,pairly
 # Thousands of idle WebSockets need file descriptors (gateway and the client side).
 ulimit -n 65536 2>/dev/null || ulimit -n 16384 2>/dev/null || true
+# Each service on its port of Services/services.tsv + 10000; every <NAME>_URL points there.
+export_service_urls 127.0.0.1 10000
 HTTP_PORT=18081 "$BIN/identity" > "$STATE/bench/identity.log" 2>&1 & PIDS+=($!); IDENTITY_PID=$!
 wait_http http://127.0.0.1:18081/health/ready 60 || die "identity did not start"
-HTTP_PORT=18082 IDENTITY_URL=http://127.0.0.1:18081 MEDIA_STORAGE_DIR="$STATE/bench/media" "$BIN/media" > "$STATE/bench/media.log" 2>&1 & PIDS+=($!)
+HTTP_PORT=18082 MEDIA_STORAGE_DIR="$STATE/bench/media" "$BIN/media" > "$STATE/bench/media.log" 2>&1 & PIDS+=($!)
 wait_http http://127.0.0.1:18082/health/ready 60 || die "media did not start"
-HTTP_PORT=18083 IDENTITY_URL=http://127.0.0.1:18081 PLACES_FILE="$(ensure_gazetteer)" "$BIN/astrology" > "$STATE/bench/astrology.log" 2>&1 & PIDS+=($!)
+HTTP_PORT=18083 PLACES_FILE="$(ensure_gazetteer)" "$BIN/astrology" > "$STATE/bench/astrology.log" 2>&1 & PIDS+=($!)
 wait_http http://127.0.0.1:18083/health/ready 60 || die "astrology did not start"
-HTTP_PORT=18080 IDENTITY_URL=http://127.0.0.1:18081 MEDIA_URL=http://127.0.0.1:18082 ASTROLOGY_URL=http://127.0.0.1:18083 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
+HTTP_PORT=18080 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
 wait_http http://127.0.0.1:18080/health/ready 60 || die "gateway did not start"
 
 sleep 3

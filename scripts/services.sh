@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# The executables of the stack, in start order: name, port, and the variables each one reads besides the
-# common DATABASE_URL / REDIS_URL / HTTP_HOST / HTTP_PORT / LOG_LEVEL (see docs/configuration.md).
-LANTERN_SERVICES=(
-  "identity 8081"
-  "media 8082"
-  "astrology 8083"
-  "push-worker 8087"
-  "gateway 8080"
-)
+# The executables of the stack, read from the one list, Services/services.tsv (name, port, URL variable), in start
+# order. Sourced after lib.sh.
+LANTERN_SERVICES=()
+while read -r name port variable _; do
+  case "$name" in ''|'#'*) continue ;; esac
+  LANTERN_SERVICES+=("$name $port $variable")
+done < "$ROOT/Services/services.tsv"
+
+# export_service_urls HOST [PORT_OFFSET]: every `<NAME>_URL` of the list, pointing at HOST and the service's port
+# (plus an offset, for the benchmark's ports).
+export_service_urls() {
+  local host="$1" offset="${2:-0}" entry
+  for entry in "${LANTERN_SERVICES[@]}"; do
+    set -- $entry
+    [ "$3" = "-" ] || export "$3=http://$host:$(($2 + offset))"
+  done
+}

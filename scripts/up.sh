@@ -27,7 +27,8 @@ export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export HTTP_HOST="$HOST" LOG_LEVEL="${LOG_LEVEL:-info}"
 export PLACES_FILE="$(ensure_gazetteer)"
-export IDENTITY_URL="http://$HOST:8081" MEDIA_URL="http://$HOST:8082" ASTROLOGY_URL="http://$HOST:8083" MEDIA_STORAGE_DIR="$STATE/dev/media"
+export MEDIA_STORAGE_DIR="$STATE/dev/media"
+export_service_urls "$HOST"
 for entry in "${LANTERN_SERVICES[@]}"; do
   set -- $entry; name=$1; port=$2
   pidfile="$STATE/run/$name.pid"
@@ -39,4 +40,4 @@ for entry in "${LANTERN_SERVICES[@]}"; do
   echo $! > "$pidfile"
   wait_http "http://$HOST:$port/health/ready" 60 || { tail -n 30 "$STATE/logs/$name.log" >&2; die "$name did not become ready"; }
 done
-say "Lantern is up: http://$HOST:8080  (logs in $STATE/logs, stop with: make down)"
+say "Lantern is up: http://$HOST:$(for e in "${LANTERN_SERVICES[@]}"; do set -- $e; [ "$1" = gateway ] && echo "$2"; done)  (logs in $STATE/logs, stop with: make down)"

@@ -148,16 +148,3 @@ public struct ProcessSettings: Sendable {
         self.logLevel = try settings.logLevel()
     }
 }
-
-/// Default ports on one machine; containers use the same numbers (see docs/configuration.md).
-public enum DefaultPort {
-    public static let gateway = 8080
-    public static let identity = 8081
-    public static let media = 8082
-    public static let astrology = 8083
-    public static let content = 8084
-    public static let gamification = 8085
-    public static let healthBrain = 8086
-    public static let pushWorker = 8087
-    public static let evolutionWorker = 8088
-}

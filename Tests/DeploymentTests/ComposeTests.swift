@@ -4,7 +4,9 @@ import IdentityService
 import MediaService
 import AstrologyService
 import PushWorker
+import LanternContracts
 import LanternCore
+import LanternTestSupport
 import Testing
 
 /// There is no container engine on the build machines, so docker-compose.yml and infra/ are kept correct by
@@ -13,28 +15,53 @@ import Testing
 struct ComposeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The variables each executable reads, recorded while its configuration is built.
-    static func variablesRead() throws -> [String: Set<String>] {
+    /// The variables each executable reads, recorded while its configuration is built, and its default port.
+    static func configurations() throws -> [String: (variables: Set<String>, port: Int)] {
         let identity = VariableRecorder()
-        _ = try IdentityConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db", "GOOGLE_CLIENT_IDS": "a", "APPLE_CLIENT_IDS": "b"], recorder: identity))
+        let identityPort = try IdentityConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db", "GOOGLE_CLIENT_IDS": "a", "APPLE_CLIENT_IDS": "b"],
+                                                                      recorder: identity)).process.port
         let gateway = VariableRecorder()
-        _ = try GatewayConfiguration(settings: .fixed([:], recorder: gateway))
+        let gatewayPort = try GatewayConfiguration(settings: .fixed([:], recorder: gateway)).process.port
         let media = VariableRecorder()
-        _ = try MediaConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: media))
+        let mediaPort = try MediaConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: media)).process.port
         let push = VariableRecorder()
-        _ = try PushWorkerConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: push))
+        let pushPort = try PushWorkerConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: push)).process.port
         let astrology = VariableRecorder()
-        _ = try AstrologyConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: astrology))
-        return ["identity": identity.variables, "gateway": gateway.variables, "media": media.variables, "push-worker": push.variables,
-                "astrology": astrology.variables]
+        let astrologyPort = try AstrologyConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: astrology)).process.port
+        return ["identity": (identity.variables, identityPort), "gateway": (gateway.variables, gatewayPort), "media": (media.variables, mediaPort),
+                "push-worker": (push.variables, pushPort), "astrology": (astrology.variables, astrologyPort)]
+    }
+
+    static func variablesRead() throws -> [String: Set<String>] { try configurations().mapValues(\.variables) }
+
+    @Test("Services/services.tsv is the list: Package.swift's executables, compose, Kubernetes, the image and the default ports follow it")
+    func oneList() throws {
+        let services = try ServiceList.load()
+        let names = services.map(\.name)
+        let executables = try PackageManifest.load().products.filter(\.isExecutable).map(\.name).filter { !$0.hasSuffix("-bench") }
+        #expect(Set(executables) == Set(names), "executables of Package.swift and of Services/services.tsv differ")
+        let compose = try Compose.load(Self.root.appendingPathComponent("docker-compose.yml"))
+        let configurations = try Self.configurations()
+        #expect(Set(configurations.keys) == Set(names), "a service of the list has no configuration check here")
+        for service in services {
+            #expect(compose.services[service.name]?.environment["HTTP_PORT"] == String(service.port), "compose's port of \(service.name)")
+            let manifest = try String(contentsOf: Self.root.appendingPathComponent("infra/k8s/\(service.name).yaml"), encoding: .utf8)
+            #expect(manifest.contains("containerPort: \(service.port)"), "Kubernetes port of \(service.name)")
+            #expect(configurations[service.name]?.port == service.port, "default HTTP_PORT of \(service.name)")
+            if let variable = service.urlVariable {
+                #expect(configurations.values.contains { $0.variables.contains(variable) }, "nothing reads \(variable)")
+            }
+        }
+        let identity = try #require(services.first { $0.name == "identity" })
+        #expect(IdentityEndpoint.localURL == "http://127.0.0.1:\(identity.port)")
+        let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("infra/Dockerfile"), encoding: .utf8)
+        #expect(dockerfile.contains("Services/services.tsv") && !dockerfile.contains("push-worker"), "the image builds what the list names")
     }
 
     @Test("every executable in Package.swift has a compose service built from infra/Dockerfile")
     func executablesHaveServices() throws {
-        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let executables = manifest.matches(of: /\.executable\(name: "([a-z-]+)"/).map { String($0.1) }.filter { !$0.hasSuffix("-bench") }
+        let executables = try ServiceList.load().map(\.name)
         let compose = try Compose.load(Self.root.appendingPathComponent("docker-compose.yml"))
-        #expect(Set(executables) == ["identity", "media", "astrology", "push-worker", "gateway"])
         for name in executables {
             let service = try #require(compose.services[name], "no compose service for \(name)")
             #expect(service.dockerfile == "infra/Dockerfile" && service.buildArgs["SERVICE"] == name, "\(name)")
@@ -60,7 +87,7 @@ struct ComposeTests {
     @Test("the Kubernetes manifests use variables the executables read")
     func kubernetesVariables() throws {
         let read = try Self.variablesRead()
-        for name in ["identity", "media", "astrology", "push-worker", "gateway"] {
+        for name in try ServiceList.load().map(\.name) {
             let text = try String(contentsOf: Self.root.appendingPathComponent("infra/k8s/\(name).yaml"), encoding: .utf8)
             let names = Set(text.matches(of: /name: ([A-Z][A-Z0-9_]+)/).map { String($0.1) })
             #expect(!names.isEmpty)

@@ -7,15 +7,14 @@ import Testing
 struct LicenseBoundaryTests {
     @Test("no library or executable outside Services/Astrology depends on the Swiss Ephemeris or on astrology's code")
     func boundary() throws {
-        let manifest = try String(contentsOf: ComposeTests.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let manifest = try PackageManifest.load()
         let agpl: Set<String> = ["CSwissEph", "Ephemeris", "AstrologyService"]
         var checked = 0
-        for line in manifest.split(separator: "\n") where line.contains(".target(") || line.contains(".executableTarget(") {
-            guard let path = line.firstMatch(of: /path: "([^"]+)"/)?.1 else { continue }
-            let dependencies = Set(line.matches(of: /"([A-Za-z]+)"/).map { String($0.1) })
+        for target in manifest.targets where ["regular", "executable"].contains(target.type) {
+            guard let path = target.path else { continue }
             checked += 1
             if path.hasPrefix("Services/Astrology/") { continue }
-            #expect(dependencies.isDisjoint(with: agpl), "\(path) links AGPL code: \(dependencies.intersection(agpl).sorted())")
+            #expect(target.localDependencies.isDisjoint(with: agpl), "\(path) links AGPL code: \(target.localDependencies.intersection(agpl).sorted())")
         }
         #expect(checked > 10)
         #expect(FileManager.default.fileExists(atPath: ComposeTests.root.appendingPathComponent("Services/Astrology/LICENSE").path))

@@ -48,10 +48,13 @@ final class Stack: @unchecked Sendable {
     private static func run(push: FakePushServices, pushURL: URL, places: Bool, _ body: @Sendable (Stack) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { databaseURL in
             let prefix = TestEnvironment.uniquePrefix()
-            let identityPort = try freePort(), mediaPort = try freePort(), pushPort = try freePort(), astrologyPort = try freePort()
-            let gatewayPort = try freePort()
-            let common = ["DATABASE_URL": databaseURL, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
-                          "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "notice", "IDENTITY_URL": "http://127.0.0.1:\(identityPort)"]
+            // Every executable of the one list, in its order, each on a free port; every `<NAME>_URL` points there.
+            let services = try ServiceList.load()
+            var ports: [String: Int] = [:]
+            for service in services { ports[service.name] = try freePort() }
+            var common = ["DATABASE_URL": databaseURL, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
+                          "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "notice"]
+            for service in services { if let variable = service.urlVariable { common[variable] = "http://127.0.0.1:\(ports[service.name] ?? 0)" } }
             let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-e2e-\(prefix)")
             defer { try? FileManager.default.removeItem(at: storage) }
             try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
@@ -59,29 +62,24 @@ final class Stack: @unchecked Sendable {
             try push.apnsKeyPEM.write(to: keyFile, atomically: true, encoding: .utf8)
             let accountFile = storage.appendingPathComponent("service-account.json")
             try push.serviceAccountJSON(baseURL: pushURL).write(to: accountFile)
-            let stack = Stack(gateway: "http://127.0.0.1:\(gatewayPort)", streams: StreamNames(prefix: prefix), push: push)
-            do {
+            // What this harness sets beyond the common variables, by executable.
+            let extra: [String: [String: String]] = [
                 // Pairly accounts come from Google in production; device accounts keep the journey self-contained.
-                try stack.start("identity", environment: common.merging(["HTTP_PORT": String(identityPort),
-                                                                         "DEVICE_SIGNIN_APPS": "luckyday,astrosvitla,roastmelater,symbi,pairly"]) { $1 })
-                try await stack.waitReady("http://127.0.0.1:\(identityPort)/health/ready", process: "identity")
-                try stack.start("media", environment: common.merging(["HTTP_PORT": String(mediaPort), "MEDIA_STORAGE_DIR": storage.path]) { $1 })
-                try await stack.waitReady("http://127.0.0.1:\(mediaPort)/health/ready", process: "media")
-                try stack.start("push-worker", environment: common.merging([
-                    "HTTP_PORT": String(pushPort), "APNS_KEY_FILE": keyFile.path, "APNS_KEY_ID": push.apnsKeyID, "APNS_TEAM_ID": push.teamID,
-                    "APNS_URL": pushURL.absoluteString, "FCM_SERVICE_ACCOUNT_FILE": accountFile.path, "FCM_URL": pushURL.absoluteString,
-                    "PUSH_TRUST_ROOTS_FILE": try push.tls.writeCA(to: storage),
-                ]) { $1 })
-                stack.pushWorker = "http://127.0.0.1:\(pushPort)"
-                try await stack.waitReady("\(stack.pushWorker)/health/ready", process: "push-worker")
-                try stack.start("astrology", environment: common.merging(
-                    ["HTTP_PORT": String(astrologyPort)].merging(places ? ["PLACES_FILE": placesFile] : [:]) { $1 }) { $1 })
-                try await stack.waitReady("http://127.0.0.1:\(astrologyPort)/health/ready", process: "astrology")
-                try stack.start("gateway", environment: common.merging([
-                    "HTTP_PORT": String(gatewayPort), "MEDIA_URL": "http://127.0.0.1:\(mediaPort)",
-                    "ASTROLOGY_URL": "http://127.0.0.1:\(astrologyPort)",
-                ]) { $1 })
-                try await stack.waitReady("\(stack.gateway)/health/ready", process: "gateway")
+                "identity": ["DEVICE_SIGNIN_APPS": "luckyday,astrosvitla,roastmelater,symbi,pairly"],
+                "media": ["MEDIA_STORAGE_DIR": storage.path],
+                "push-worker": ["APNS_KEY_FILE": keyFile.path, "APNS_KEY_ID": push.apnsKeyID, "APNS_TEAM_ID": push.teamID,
+                                "APNS_URL": pushURL.absoluteString, "FCM_SERVICE_ACCOUNT_FILE": accountFile.path, "FCM_URL": pushURL.absoluteString,
+                                "PUSH_TRUST_ROOTS_FILE": try push.tls.writeCA(to: storage)],
+                "astrology": places ? ["PLACES_FILE": placesFile] : [:],
+            ]
+            let stack = Stack(gateway: "http://127.0.0.1:\(ports["gateway"] ?? 0)", streams: StreamNames(prefix: prefix), push: push)
+            stack.pushWorker = "http://127.0.0.1:\(ports["push-worker"] ?? 0)"
+            do {
+                for service in services {
+                    let port = ports[service.name] ?? 0
+                    try stack.start(service.name, environment: common.merging(extra[service.name] ?? [:]) { $1 }.merging(["HTTP_PORT": String(port)]) { $1 })
+                    try await stack.waitReady("http://127.0.0.1:\(port)/health/ready", process: service.name)
+                }
                 try await body(stack)
             } catch {
                 await stack.stop()

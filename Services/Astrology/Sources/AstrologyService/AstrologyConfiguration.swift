@@ -1,8 +1,12 @@
 import Foundation
+import LanternContracts
 import LanternCore
 
 /// Everything `astrology` reads at start-up (see docs/configuration.md).
 public struct AstrologyConfiguration: Sendable {
+    /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
+    public static let defaultPort = 8083
+
     public var process: ProcessSettings
     public var databaseURL: String
     /// The gazetteer TSV (scripts/gazetteer.py) loaded into an empty `astrology.places` at start; nil: no place search.
@@ -17,10 +21,10 @@ public struct AstrologyConfiguration: Sendable {
     public static let developmentFingerprintKey = "lantern-development-chart-fingerprint-key"
 
     public init(settings: Settings) throws {
-        process = try ProcessSettings(serviceName: "astrology", settings: settings, defaultPort: DefaultPort.astrology)
+        process = try ProcessSettings(serviceName: "astrology", settings: settings, defaultPort: Self.defaultPort)
         databaseURL = try settings.requiredString("database.url")
         placesFile = settings.string("places.file")
-        identityURL = try settings.url("identity.url", default: "http://127.0.0.1:\(DefaultPort.identity)", schemes: ["http", "https"])
+        identityURL = try settings.url("identity.url", default: IdentityEndpoint.localURL, schemes: ["http", "https"])
         ephemerisPath = settings.string("swiss.ephemeris.path", default: "/usr/share/libswe/ephe")
         fingerprintKey = settings.string("chart.fingerprint.key", default: Self.developmentFingerprintKey)
         guard fingerprintKey.utf8.count >= 16 else {

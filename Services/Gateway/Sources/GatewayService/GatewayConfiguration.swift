@@ -1,8 +1,12 @@
 import Foundation
+import LanternContracts
 import LanternCore
 
 /// Everything the gateway reads at start-up (see docs/configuration.md).
 public struct GatewayConfiguration: Sendable {
+    /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
+    public static let defaultPort = 8080
+
     public var process: ProcessSettings
     public var redisURL: String
     public var streamPrefix: String
@@ -17,20 +21,20 @@ public struct GatewayConfiguration: Sendable {
     /// Take the client address from `X-Forwarded-For` (only behind a load balancer that sets it).
     public var trustForwardedFor: Bool
 
-    /// Service name → the environment variable holding its URL.
-    public static let upstreamVariables: [(service: String, key: String)] = [
-        ("identity", "identity.url"), ("media", "media.url"), ("astrology", "astrology.url"), ("content", "content.url"),
-        ("gamification", "gamification.url"), ("health-brain", "health.brain.url"),
-    ]
+    /// Service name → the setting holding its URL (`identity.url` is `IDENTITY_URL`), for every service the route
+    /// table forwards to.
+    public static var upstreamVariables: [(service: String, key: String)] {
+        Set(RouteTable.lantern.entries.map(\.service)).sorted().map { ($0, $0.replacingOccurrences(of: "-", with: ".") + ".url") }
+    }
 
     public init(settings: Settings) throws {
-        process = try ProcessSettings(serviceName: "gateway", settings: settings, defaultPort: DefaultPort.gateway)
+        process = try ProcessSettings(serviceName: "gateway", settings: settings, defaultPort: Self.defaultPort)
         redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
         streamPrefix = settings.string("stream.prefix", default: "lantern")
         var upstreams: [String: URL] = [:]
         for (service, key) in Self.upstreamVariables {
             if service == "identity" {
-                upstreams[service] = try settings.url(key, default: "http://127.0.0.1:\(DefaultPort.identity)", schemes: ["http", "https"])
+                upstreams[service] = try settings.url(key, default: IdentityEndpoint.localURL, schemes: ["http", "https"])
             } else if settings.string(key) != nil {
                 upstreams[service] = try settings.url(key, schemes: ["http", "https"])
             }

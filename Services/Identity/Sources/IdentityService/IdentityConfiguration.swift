@@ -4,6 +4,9 @@ import LanternCore
 
 /// Everything `identity` reads at start-up (see docs/configuration.md).
 public struct IdentityConfiguration: Sendable {
+    /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
+    public static let defaultPort = 8081
+
     public struct Provider: Sendable {
         public var keySetURL: String
         public var issuers: Set<String>
@@ -24,7 +27,7 @@ public struct IdentityConfiguration: Sendable {
     public var apple: Provider?
 
     public init(settings: Settings) throws {
-        process = try ProcessSettings(serviceName: "identity", settings: settings, defaultPort: DefaultPort.identity)
+        process = try ProcessSettings(serviceName: "identity", settings: settings, defaultPort: Self.defaultPort)
         databaseURL = try settings.requiredString("database.url")
         redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
         streamPrefix = settings.string("stream.prefix", default: "lantern")

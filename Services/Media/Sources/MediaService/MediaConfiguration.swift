@@ -1,8 +1,12 @@
 import Foundation
+import LanternContracts
 import LanternCore
 
 /// Everything `media` reads at start-up (see docs/configuration.md).
 public struct MediaConfiguration: Sendable {
+    /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
+    public static let defaultPort = 8082
+
     public var process: ProcessSettings
     public var databaseURL: String
     public var redisURL: String
@@ -15,11 +19,11 @@ public struct MediaConfiguration: Sendable {
     public var maxPixels: Int
 
     public init(settings: Settings) throws {
-        process = try ProcessSettings(serviceName: "media", settings: settings, defaultPort: DefaultPort.media)
+        process = try ProcessSettings(serviceName: "media", settings: settings, defaultPort: Self.defaultPort)
         databaseURL = try settings.requiredString("database.url")
         redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
         streamPrefix = settings.string("stream.prefix", default: "lantern")
-        identityURL = try settings.url("identity.url", default: "http://127.0.0.1:\(DefaultPort.identity)", schemes: ["http", "https"])
+        identityURL = try settings.url("identity.url", default: IdentityEndpoint.localURL, schemes: ["http", "https"])
         storageDirectory = URL(fileURLWithPath: settings.string("media.storage.dir", default: "/var/lib/lantern/media"))
         maxBytes = try settings.int("moment.max.bytes", default: 500 * 1024, range: 1024...(20 << 20))
         maxPixels = try settings.int("moment.max.pixels", default: 40_000_000, range: 1_000...400_000_000)

@@ -7,6 +7,9 @@ import LanternCore
 /// A provider is used only when its credentials are complete; otherwise that platform's notifications go to
 /// the log provider, so the stack runs without Apple or Google accounts.
 public struct PushWorkerConfiguration: Sendable {
+    /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
+    public static let defaultPort = 8087
+
     public struct APNs: Sendable {
         /// The `.p8` signing key (PKCS#8 PEM) from the Apple developer account.
         public var privateKeyPEM: String
@@ -39,7 +42,7 @@ public struct PushWorkerConfiguration: Sendable {
     public var requestTimeout: Duration
 
     public init(settings: Settings) throws {
-        process = try ProcessSettings(serviceName: "push-worker", settings: settings, defaultPort: DefaultPort.pushWorker)
+        process = try ProcessSettings(serviceName: "push-worker", settings: settings, defaultPort: Self.defaultPort)
         databaseURL = try settings.requiredString("database.url")
         redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
         streamPrefix = settings.string("stream.prefix", default: "lantern")
