@@ -20,11 +20,3 @@ public struct Backoff: Sendable {
     /// The last try worked.
     public mutating func reset() { current = initial }
 }
-
-extension Duration {
-    /// Whole milliseconds (truncated), as Redis and protocol fields want them.
-    public var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}

@@ -30,7 +30,7 @@ public struct RequestIDMiddleware: RouterMiddleware {
         let elapsed = ContinuousClock.now - started
         context.logger.debug("request", metadata: [
             "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
-            "ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)",
+            "ms": "\(elapsed.inSeconds * 1000)",
         ])
         return response
     }

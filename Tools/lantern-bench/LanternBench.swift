@@ -64,7 +64,7 @@ struct Bus: AsyncParsableCommand {
                 }
                 let published = ContinuousClock.now - started
                 while received.value < total { try await Task.sleep(for: .milliseconds(1)) }
-                return (published.seconds, (ContinuousClock.now - started).seconds)
+                return (published.inSeconds, (ContinuousClock.now - started).inSeconds)
             }
             print(String(format: "bus.throughput batch=%d events=%d publishers=%d publish=%.0f/s publish_to_consume=%.0f/s",
                          batchSize, total, publishers, Double(total) / publishSeconds, Double(total) / endToEndSeconds))
@@ -167,8 +167,4 @@ func withService<T: Sendable>(_ service: some Service, logger: Logger, _ body: @
         await serviceGroup.triggerGracefulShutdown()
         return result
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -54,7 +54,7 @@ struct PushCommand: AsyncParsableCommand {
             let publisher = EventPublisher(redis: client, maxLength: 1_000_000)
             let recipients = (0..<users).map { _ in UUID() }
             let registrations = try recipients.map { user in
-                let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+                let token = (0..<32).map { _ in UInt8.random(in: 0...255) }.hexEncoded
                 let event = EventEnvelope(type: "device.registered", occurredAt: Date(), producer: "identity", subject: user.lowercased, data: .object([
                     "userId": .string(user.lowercased), "app": .string("pairly"), "deviceId": .string("iphone"),
                     "platform": .string("ios"), "pushToken": .string(token), "locale": .string("en"),
@@ -86,7 +86,7 @@ struct PushCommand: AsyncParsableCommand {
             try await publishJobs(jobs)
             try await waitFor(seconds: 600) { fake.apnsRequests.count >= warm + jobs }
             let elapsed = ContinuousClock.now - started
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.inSeconds
             let requests = fake.apnsRequests
             let connections = Set(requests.compactMap(\.connection)).count
             let http2 = requests.allSatisfy(\.http2)

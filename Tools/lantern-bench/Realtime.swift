@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HummingbirdWSClient
+import LanternCore
 import Logging
 import NIOCore
 import NIOFoundationCompat
@@ -86,7 +87,7 @@ struct Realtime {
         let deadline = ContinuousClock.now + .seconds(10)
         while arrived.withLock({ $0.count }) < total, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         socket.cancel()
-        let latencies = sent.withLock { s in arrived.withLock { a in s.compactMap { id, start in a[id].map { ($0 - start).milliseconds } } } }.sorted()
+        let latencies = sent.withLock { s in arrived.withLock { a in s.compactMap { id, start in a[id].map { ($0 - start).inSeconds * 1000 } } } }.sorted()
         func percentile(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         print(String(format: "realtime.upload_to_socket rate=%d/s uploads=%d delivered=%d p50=%.1fms p99=%.1fms max=%.1fms",
                      rate, total, latencies.count, percentile(0.5), percentile(0.99), latencies.last ?? .nan))
@@ -127,8 +128,4 @@ final class Locked<Value: Sendable>: Sendable {
 struct BenchError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-extension Duration {
-    var milliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
 }

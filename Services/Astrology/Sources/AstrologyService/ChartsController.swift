@@ -192,7 +192,7 @@ struct ChartsController: Sendable {
         let date = String(format: "%04d-%02d-%02d", moment.year, moment.month, moment.day)
         let text = "v1|\(date)|\(time)|\(String(format: "%.4f|%.4f", place.latitude, place.longitude))|\(moment.timeZone.identifier)"
         let mac = HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: fingerprintKey)
-        return mac.map { String(format: "%02x", $0) }.joined()
+        return mac.hexEncoded
     }
 
     static func offset(_ seconds: Int) -> String {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LanternCore
 import LanternRedis
 import Logging
 
@@ -39,7 +40,7 @@ public struct RateLimiter: Sendable {
     /// Counts one request for `key` against `limit` per `window`.
     public func check(scope: String, key: String, limit: Int, window: Duration = .seconds(60)) async -> Decision {
         let redisKey = "\(prefix):ratelimit:\(scope):\(key)"
-        let windowMillis = String(window.components.seconds * 1000)
+        let windowMillis = String(window.milliseconds)
         do {
             // The client's own connect and read timeouts bound the wait (see `buildGatewayApplication`).
             let reply: RedisValue
@@ -63,6 +64,6 @@ public struct RateLimiter: Sendable {
 
     /// SHA-1 of the script, which is how Redis names it for EVALSHA.
     static func sha1Hex(_ text: String) -> String {
-        Insecure.SHA1.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        Insecure.SHA1.hash(data: Array(text.utf8)).hexEncoded
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import LanternContracts
@@ -172,7 +173,7 @@ enum DeviceSecret {
     /// Stored form: SHA-256, so a database leak does not hand out working device credentials.
     static func subject(_ id: String) -> String {
         let normalized = UUID(uuidString: id)?.uuidString.lowercased() ?? id
-        return SHA256Hex.digest("device:" + normalized)
+        return SHA256.hash(data: Data(("device:" + normalized).utf8)).hexEncoded
     }
 }
 

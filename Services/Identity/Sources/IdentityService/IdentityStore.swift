@@ -4,6 +4,7 @@ import LanternContracts
 import LanternCore
 import LanternDatabase
 import LanternEvents
+import LanternTokens
 import Logging
 import PostgresNIO
 
@@ -333,8 +334,7 @@ enum RefreshToken {
     static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return "lrt_" + Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return "lrt_" + Base64URL.encode(bytes)
     }
 
     static func hash(_ token: String) -> ByteBuffer {

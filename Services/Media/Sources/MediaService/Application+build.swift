@@ -8,12 +8,14 @@ import LanternService
 import LanternTokens
 import Logging
 
+/// Swappable dependencies of `media`; tests replace the clock and where photo bytes go.
 public struct MediaDependencies: Sendable {
     public var clock: WallClock
-    public var storage: (any MomentStorage)?
-    public init(clock: WallClock = .system, storage: (any MomentStorage)? = nil) {
+    /// Default: `DirectoryPhotoFiles` at `MEDIA_STORAGE_DIR`.
+    public var photoFiles: (any PhotoFiles)?
+    public init(clock: WallClock = .system, photoFiles: (any PhotoFiles)? = nil) {
         self.clock = clock
-        self.storage = storage
+        self.photoFiles = photoFiles
     }
 }
 
@@ -31,15 +33,16 @@ public func buildMediaApplication(
     let outbox = service.addOutbox()
     service.addHousekeeping(MomentStore.housekeeping)
 
-    let store = MomentStore(client: postgres, outbox: outbox, clock: dependencies.clock, logger: service.logger)
-    let storage = try dependencies.storage ?? FileMomentStorage(directory: configuration.storageDirectory)
-    service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(store: store, storage: storage).handlers)
+    let store = MomentStore(client: postgres, outbox: outbox, logger: service.logger)
+    let files = try dependencies.photoFiles ?? DirectoryPhotoFiles(directory: configuration.storageDirectory)
+    service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(store: store, files: files).handlers)
 
     let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: dependencies.clock, logger: service.logger)
     let router = buildMediaRouter(
         service.makeRouter(),
         requireAuth: RequireAccessToken(verifier: verifier),
-        moments: MomentsController(store: store, storage: storage, sanitizer: ImageSanitizer(maxPixels: configuration.maxPixels),
+        moments: MomentsController(sharing: MomentSharing(records: store, files: files, sanitizer: ImageSanitizer(maxPixels: configuration.maxPixels),
+                                                          clock: dependencies.clock),
                                    maxBytes: configuration.maxBytes)
     )
     return service.application(router: router)

@@ -130,7 +130,7 @@ public struct PushDispatcher: Sendable {
             let delay = backoff(attempt: attempt, retryAfter: after)
             let item = RetryQueue.Item(id: UUID(), jobId: jobID, request: request, deviceId: device.deviceID, attempt: attempt + 1, reason: reason)
             do {
-                try await retries.schedule(item, at: clock.now().addingTimeInterval(delay.seconds))
+                try await retries.schedule(item, at: clock.now().addingTimeInterval(delay.inSeconds))
                 logger.notice("push will be retried", metadata: ["provider": "\(provider)", "device": "\(device.deviceID)", "attempt": "\(attempt)",
                                                                 "in": "\(delay)", "reason": "\(reason)"])
                 return ("retry", true)
@@ -144,9 +144,9 @@ public struct PushDispatcher: Sendable {
     /// "Equal jitter": a random delay between half and all of an exponential ceiling (base × 2^(attempt-1), capped),
     /// so retries of many devices spread out but none comes back at once; never before `Retry-After`.
     func backoff(attempt: Int, retryAfter: Duration?) -> Duration {
-        let ceiling = min(policy.retryMax.seconds, policy.retryBase.seconds * pow(2, Double(attempt - 1)))
+        let ceiling = min(policy.retryMax.inSeconds, policy.retryBase.inSeconds * pow(2, Double(attempt - 1)))
         let jittered = Double.random(in: ceiling / 2...max(ceiling / 2, ceiling))
-        let floor = min(retryAfter?.seconds ?? 0, 3600)
+        let floor = min(retryAfter?.inSeconds ?? 0, 3600)
         return .milliseconds(Int(max(jittered, floor) * 1000))
     }
 
@@ -205,8 +205,4 @@ public struct PushDispatcher: Sendable {
             logger.error("dead-lettering failed; notification dropped", metadata: ["reason": "\(reason)", "error": "\(error)"])
         }
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

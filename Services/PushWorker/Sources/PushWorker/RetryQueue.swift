@@ -40,7 +40,7 @@ public struct RetryQueue: Sendable {
     public func claimDue(now: Date, lease: Duration, limit: Int) async throws -> [(member: String, item: Item)] {
         let nowMillis = Int64(now.timeIntervalSince1970 * 1000)
         let reply = try await redis.send(["EVAL", Self.claimScript, "1", key, String(nowMillis),
-                                          String(nowMillis + lease.components.seconds * 1000), String(limit)])
+                                          String(nowMillis + lease.milliseconds), String(limit)])
         return (reply.array ?? []).compactMap { value in
             guard let member = value.string, let item = try? JSONDecoder.lantern.decode(Item.self, from: Data(member.utf8)) else { return nil }
             return (member, item)

@@ -158,7 +158,7 @@ public actor GoogleAccessTokens {
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         let form = "grant_type=\(Self.formEncode("urn:ietf:params:oauth:grant-type:jwt-bearer"))&assertion=\(Self.formEncode(assertion))"
         request.body = .bytes(ByteBuffer(string: form))
-        let response = try await httpClient.execute(request, timeout: .milliseconds(Int64(timeout.components.seconds * 1000)))
+        let response = try await httpClient.execute(request, timeout: .milliseconds(timeout.milliseconds))
         let body = try await response.body.collect(upTo: 64 * 1024)
         guard response.status == .ok else { throw ExchangeFailed(status: Int(response.status.code), body: String(buffer: body)) }
         let decoded = try JSONDecoder().decode(TokenResponse.self, from: body)

@@ -6,14 +6,11 @@ import LanternContracts
 import LanternCore
 import LanternHTTP
 
-/// `/v1/moments` and `/v1/widgets/pairly`: one ephemeral photo from each partner to the other.
+/// `/v1/moments` and `/v1/widgets/pairly`: one ephemeral photo from each partner to the other. Decodes the
+/// upload, asks `MomentSharing`, and answers with its receipt, the photo or the widget.
 struct MomentsController: Sendable {
-    let store: MomentStore
-    let storage: any MomentStorage
-    let sanitizer: ImageSanitizer
+    let sharing: MomentSharing
     let maxBytes: Int
-
-    static let placeholder = "No moment yet — when your partner shares a photo, it appears here."
 
     /// `/v1/moments`: upload, and the current photo.
     var moments: RouteCollection<LanternRequestContext> {
@@ -45,48 +42,21 @@ struct MomentsController: Sendable {
         let bytes = isMultipart ? try MultipartPhoto.extract(from: body, contentType: contentType) : Array(buffer: body)
         guard bytes.count <= maxBytes else { throw Problem.tooLarge("The photo must be at most \(maxBytes) bytes.") }
         guard !bytes.isEmpty else { throw Problem.badRequest("The body is empty; send the photo.", code: "image_missing") }
-        let key = try idempotencyKey(request)
-        let requestHash = SHA256.hash(data: bytes).hex
-        if let key, let previous = try await previousUpload(sender: sender, key: key, requestHash: requestHash) {
-            return JSONResponse(previous, status: .ok, headers: [.init("Idempotent-Replayed")!: "true"])
-        }
-        let image: SanitizedImage
         do {
-            image = try sanitizer.sanitize(bytes)
-        } catch {
-            throw Self.problem(error)
-        }
-        guard let receiver = try await store.partner(of: sender) else {
-            throw Problem.conflict("Pair with your partner before sharing a moment.", code: "not_paired")
-        }
-        let now = store.clock.now()
-        let moment = Moment(id: UUID.v7(at: now), senderID: sender, receiverID: receiver, senderName: try await store.senderName(sender),
-                            storageKey: UUID().lowercased, contentType: image.format.contentType, byteSize: image.bytes.count,
-                            width: image.width, height: image.height, etag: SHA256.hash(data: image.bytes).hex.prefix(32).description, sentAt: now)
-        try await storage.write(image.bytes, key: moment.storageKey)
-        do {
-            switch try await store.replace(with: moment, idempotencyKey: key, requestHash: requestHash) {
-            case .stored(let receipt, let replaced):
-                if let replaced { try? await storage.delete(key: replaced) }
+            switch try await sharing.share(bytes, from: sender, idempotencyKey: try idempotencyKey(request)) {
+            case .stored(let receipt):
                 return JSONResponse(receipt, status: .created)
+            case .replayed(let receipt):
+                return JSONResponse(receipt, status: .ok, headers: [.init("Idempotent-Replayed")!: "true"])
             }
-        } catch UploadFailure.notPaired {
-            try? await storage.delete(key: moment.storageKey)
-            throw Problem.conflict("Pair with your partner before sharing a moment.", code: "not_paired")
-        } catch is MomentStore.UploadRace {
-            try? await storage.delete(key: moment.storageKey)
-            guard let key, let previous = try await previousUpload(sender: sender, key: key, requestHash: requestHash) else { throw Problem.internalError(requestID: context.requestID) }
-            return JSONResponse(previous, status: .ok, headers: [.init("Idempotent-Replayed")!: "true"])
-        } catch {
-            try? await storage.delete(key: moment.storageKey)
-            throw error
+        } catch let failure as SharingFailure {
+            throw Self.problem(failure, requestID: context.requestID)
         }
     }
 
     @Sendable func current(_ request: Request, context: LanternRequestContext) async throws -> Response {
-        let receiver = try pairlyUser(context)
-        guard let moment = try await store.current(for: receiver), let bytes = try await storage.read(key: moment.storageKey) else {
-            throw Problem.notFound(Self.placeholder, code: "no_moment")
+        guard let (moment, bytes) = try await sharing.current(for: try pairlyUser(context)) else {
+            throw Problem.notFound(PairlyWidget.placeholder, code: "no_moment")
         }
         let etag = "\"\(moment.etag)\""
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache", .lastModified: Self.httpDate(moment.sentAt)]
@@ -95,22 +65,10 @@ struct MomentsController: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    struct Widget: Codable, Sendable {
-        var hasPhoto: Bool
-        var momentId: String?
-        var senderName: String?
-        var sentAt: Date?
-        var photoUrl: String?
-        var photoEtag: String?
-        var width: Int?
-        var height: Int?
-        var placeholder: String
-    }
-
     /// Everything the home-screen widget needs in one small answer, with its own ETag.
     @Sendable func widget(_ request: Request, context: LanternRequestContext) async throws -> Response {
-        let data = try JSONEncoder.lantern.encode(try await widget(for: try pairlyUser(context)))
-        let etag = "\"\(SHA256.hash(data: data).hex.prefix(32))\""
+        let data = try JSONEncoder.lantern.encode(try await sharing.widget(for: try pairlyUser(context)))
+        let etag = "\"\(SHA256.hash(data: data).hexEncoded.prefix(32))\""
         let headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
         if Self.matches(request.headers[.ifNoneMatch], etag) { return Response(status: .notModified, headers: headers) }
         var full = headers
@@ -118,25 +76,10 @@ struct MomentsController: Sendable {
         return Response(status: .ok, headers: full, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    private func widget(for receiver: UUID) async throws -> Widget {
-        let moment = try await store.current(for: receiver)
-        return Widget(hasPhoto: moment != nil, momentId: moment?.id.lowercased, senderName: moment?.senderName, sentAt: moment?.sentAt,
-                      photoUrl: moment.map { _ in "/v1/moments/current" }, photoEtag: moment.map { "\"\($0.etag)\"" },
-                      width: moment?.width, height: moment?.height, placeholder: Self.placeholder)
-    }
-
     @Sendable func realtimeState(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<[String: JSONValue]> {
         let claims = try context.requireAuth()
         guard claims.app == AppID.pairly.rawValue, let user = claims.userID else { return JSONResponse([:]) }
-        return JSONResponse(["moment": try JSONValue(encoding: try await widget(for: user))])
-    }
-
-    private func previousUpload(sender: UUID, key: String, requestHash: String) async throws -> MomentReceipt? {
-        do {
-            return try await store.previousUpload(sender: sender, key: key, requestHash: requestHash)
-        } catch UploadFailure.keyReused {
-            throw Problem.invalid(field: "Idempotency-Key", "was already used for a different photo; use a new key per photo", code: "idempotency_key_reused")
-        }
+        return JSONResponse(["moment": try JSONValue(encoding: try await sharing.widget(for: user))])
     }
 
     private func idempotencyKey(_ request: Request) throws -> String? {
@@ -149,6 +92,19 @@ struct MomentsController: Sendable {
 
     private func pairlyUser(_ context: LanternRequestContext) throws -> UUID {
         try context.requireUser(of: .pairly, otherwise: .forbidden("Moments are a Pairly feature.", code: "moments_not_available"))
+    }
+
+    static func problem(_ failure: SharingFailure, requestID: String) -> Problem {
+        switch failure {
+        case .notPaired:
+            return .conflict("Pair with your partner before sharing a moment.", code: "not_paired")
+        case .keyReused:
+            return .invalid(field: "Idempotency-Key", "was already used for a different photo; use a new key per photo", code: "idempotency_key_reused")
+        case .concurrentRetry:
+            return .internalError(requestID: requestID)
+        case .rejected(let rejection):
+            return problem(rejection)
+        }
     }
 
     static func problem(_ rejection: ImageRejection) -> Problem {
@@ -175,8 +131,4 @@ struct MomentsController: Sendable {
             format: "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
             locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "GMT")!, calendar: Calendar(identifier: .gregorian)))
     }
-}
-
-extension Digest {
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
 }

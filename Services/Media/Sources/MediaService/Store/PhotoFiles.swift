@@ -1,18 +1,9 @@
 import Foundation
 import NIOPosix
 
-/// Where photo bytes live. Metadata lives in PostgreSQL; the two are kept consistent by writing the bytes first,
-/// committing the row, and deleting replaced bytes only after the commit. An S3-compatible store can take this
-/// protocol's place.
-public protocol MomentStorage: Sendable {
-    func write(_ bytes: [UInt8], key: String) async throws
-    func read(key: String) async throws -> [UInt8]?
-    func delete(key: String) async throws
-}
-
 /// Files under a directory, written atomically (temporary file + rename). File I/O runs on NIO's blocking pool,
 /// never on an event loop.
-public struct FileMomentStorage: MomentStorage {
+public struct DirectoryPhotoFiles: PhotoFiles {
     public let directory: URL
 
     public init(directory: URL) throws {

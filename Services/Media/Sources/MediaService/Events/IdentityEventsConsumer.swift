@@ -12,8 +12,9 @@ import PostgresNIO
 /// nothing; photo bytes are deleted only after the rows are gone.
 struct IdentityEventsConsumer: Sendable {
     let store: MomentStore
-    let storage: any MomentStorage
+    let files: any PhotoFiles
     let processed = ProcessedEvents(schema: MomentStore.schema, consumer: "media.identity")
+    var partners: PartnerCopies { PartnerCopies(logger: store.logger) }
 
     var handlers: EventHandlers {
         var handlers = EventHandlers()
@@ -21,32 +22,28 @@ struct IdentityEventsConsumer: Sendable {
             guard pairing.userIds.count == 2 else { return }
             let id = try UndecodablePayload.uuid(pairing.pairingId, field: "pairingId")
             let (a, b) = (try UndecodablePayload.uuid(pairing.userIds[0], field: "userIds"), try UndecodablePayload.uuid(pairing.userIds[1], field: "userIds"))
-            try await once(event) { connection, logger in
-                try await connection.query("DELETE FROM media.partners WHERE user_id IN (\(a), \(b))", logger: logger)
-                try await connection.query("""
-                    INSERT INTO media.partners (user_id, partner_id, pairing_id) VALUES (\(a), \(b), \(id)), (\(b), \(a), \(id))
-                    """, logger: logger)
+            try await once(event) { connection in
+                try await partners.pair(a, b, pairing: id, on: connection)
                 return []
             }
         }
         handlers.on(IdentityEvents.PairingDissolved.self) { pairing, event in
             let id = try UndecodablePayload.uuid(pairing.pairingId, field: "pairingId")
-            try await once(event) { connection, logger in
-                try await connection.query("DELETE FROM media.partners WHERE pairing_id = \(id)", logger: logger)
+            try await once(event) { connection in
+                try await partners.unpair(pairing: id, on: connection)
                 var erased: [String] = []
                 for user in try pairing.userIds.map({ try UndecodablePayload.uuid($0, field: "userIds") }) {
-                    erased += try await eraseMoments(of: user, on: connection)
+                    erased += try await store.erase(momentsOf: user, on: connection)
                 }
                 return erased
             }
         }
         handlers.on(IdentityEvents.UserDeleted.self) { deleted, event in
             let user = try UndecodablePayload.uuid(deleted.userId, field: "userId")
-            try await once(event) { connection, logger in
-                try await connection.query("DELETE FROM media.partners WHERE user_id = \(user) OR partner_id = \(user)", logger: logger)
-                try await connection.query("DELETE FROM media.names WHERE user_id = \(user)", logger: logger)
-                try await connection.query("DELETE FROM media.upload_keys WHERE sender_id = \(user)", logger: logger)
-                return try await eraseMoments(of: user, on: connection)
+            try await once(event) { connection in
+                try await partners.forget(user, on: connection)
+                try await store.forgetUploadKeys(of: user, on: connection)
+                return try await store.erase(momentsOf: user, on: connection)
             }
         }
         handlers.on(IdentityEvents.UserCreated.self) { created, event in
@@ -61,33 +58,19 @@ struct IdentityEventsConsumer: Sendable {
     private func rememberName(_ name: String?, of userId: String, event: EventEnvelope) async throws {
         guard let name else { return }
         let user = try UndecodablePayload.uuid(userId, field: "userId")
-        try await once(event) { connection, logger in
-            try await connection.query("""
-                INSERT INTO media.names (user_id, display_name) VALUES (\(user), \(name))
-                ON CONFLICT (user_id) DO UPDATE SET display_name = excluded.display_name
-                """, logger: logger)
+        try await once(event) { connection in
+            try await partners.rememberName(name, of: user, on: connection)
             return []
         }
     }
 
-    /// Runs `body` once per event id; then deletes the storage keys it returns.
-    private func once(_ event: EventEnvelope, _ body: (PostgresConnection, Logger) async throws -> [String]) async throws {
-        let logger = store.logger
+    /// Runs `body` in one transaction once per event id; then deletes the photo files it returns.
+    private func once(_ event: EventEnvelope, _ body: (PostgresConnection) async throws -> [String]) async throws {
         var erased: [String] = []
-        try await processed.once(event.id, client: store.client, logger: logger) { connection in
-            erased = try await body(connection, logger)
+        try await processed.once(event.id, client: store.client, logger: store.logger) { connection in
+            erased = try await body(connection)
         }
         // Bytes go after the rows are gone: a crash in between leaves an orphan file, never a row without bytes.
-        for key in erased { try await storage.delete(key: key) }
-    }
-
-    /// Deletes every moment the user sent or received; returns their storage keys.
-    private func eraseMoments(of user: UUID, on connection: PostgresConnection) async throws -> [String] {
-        let rows = try await connection.query("""
-            DELETE FROM media.moments WHERE sender_id = \(user) OR receiver_id = \(user) RETURNING storage_key
-            """, logger: store.logger)
-        var keys: [String] = []
-        for try await key in rows.decode(String.self) { keys.append(key) }
-        return keys
+        for key in erased { try await files.delete(key: key) }
     }
 }
