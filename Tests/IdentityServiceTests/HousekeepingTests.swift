@@ -16,7 +16,7 @@ struct HousekeepingTests {
             #expect(try await h.request(.post, "/v1/pairing/invites", token: next.accessToken).status == .created)
             h.time.advance(by: 8 * 86_400 + 3600)
             try await TestEnvironment.withPostgres(h.databaseURL) { client in
-                let housekeeping = Housekeeping(client: client, rules: IdentityStore.housekeeping, clock: .manual(h.time), logger: TestEnvironment.logger)
+                let housekeeping = Housekeeping(client: client, rules: IdentityDatabase.housekeeping, clock: .manual(h.time), logger: TestEnvironment.logger)
                 let deleted = await housekeeping.runOnce()
                 #expect(deleted["refresh_tokens"] == 1)
                 #expect(deleted["pairing_invites"] == 1)

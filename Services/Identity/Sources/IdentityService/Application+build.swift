@@ -27,14 +27,16 @@ public func buildIdentityApplication(
 ) async throws -> some ApplicationProtocol {
     let clock = dependencies.clock
     var service = ServiceBuilder("identity", process: configuration.process, streamPrefix: configuration.streamPrefix, clock: clock, logger: logger)
-    let postgres = try service.addDatabase(url: configuration.databaseURL, schema: IdentityStore.schema, migrations: IdentityResources.migrations)
+    let postgres = try service.addDatabase(url: configuration.databaseURL, schema: IdentityDatabase.schema, migrations: IdentityResources.migrations)
     try service.addRedis(url: configuration.redisURL)
     let outbox = service.addOutbox()
-    service.addHousekeeping(IdentityStore.housekeeping)
+    service.addHousekeeping(IdentityDatabase.housekeeping)
     let logger = service.logger
 
-    let store = IdentityStore(client: postgres, outbox: outbox, clock: clock, refreshLifetime: configuration.refreshTokenLifetime, logger: logger)
-    let keys = SigningKeys(configured: configuration.signingKey, store: store, lifetime: configuration.accessTokenLifetime, clock: clock)
+    let db = IdentityDatabase(client: postgres, outbox: outbox, clock: clock, logger: logger)
+    let pairing = PairingStore(db: db)
+    let accounts = AccountStore(db: db, pairing: pairing)
+    let keys = SigningKeys(configured: configuration.signingKey, db: db, lifetime: configuration.accessTokenLifetime, clock: clock)
     // Signing keys are loaded (or made) once, before the first sign-in.
     service.beforeServerStarts { _ = try await keys.issuer() }
 
@@ -51,10 +53,11 @@ public func buildIdentityApplication(
     let router = buildIdentityRouter(
         service.makeRouter(),
         requireAuth: RequireAccessToken(verifier: verifier),
-        auth: AuthController(store: store, keys: keys, google: providerVerifier("google", configuration.google),
+        auth: AuthController(accounts: accounts, sessions: SessionStore(db: db, refreshLifetime: configuration.refreshTokenLifetime),
+                             keys: keys, google: providerVerifier("google", configuration.google),
                              apple: providerVerifier("apple", configuration.apple), deviceSignInApps: configuration.deviceSignInApps),
-        me: MeController(store: store),
-        pairing: PairingController(pairing: PairingStore(store: store))
+        me: MeController(accounts: accounts, devices: DeviceStore(db: db)),
+        pairing: PairingController(pairing: pairing)
     )
     return service.application(router: router)
 }

@@ -5,33 +5,14 @@ import LanternEvents
 import Logging
 import PostgresNIO
 
-/// The partner as the other side sees them (`GET /v1/pairing`).
-public struct Partnership: Codable, Sendable, Equatable {
-    public var pairingId: String
-    public var partnerId: String
-    public var partnerName: String?
-    public var since: Date
-}
 
-public struct Invite: Codable, Sendable, Equatable {
-    public var code: String
-    public var expiresAt: Date
-}
 
-/// Why joining with a code failed; each is its own problem for the app to explain.
-enum JoinFailure: Error, Equatable {
-    case unknown, expired, used, ownCode, alreadyPaired, partnerAlreadyPaired, accountDeleted
-}
 
 /// Pairly pairing: invite codes and partnerships, in the identity schema.
-struct PairingStore: Sendable {
-    let store: IdentityStore
+struct PairingStore: IdentityTables {
+    let db: IdentityDatabase
     /// How long a code stays valid.
     let inviteLifetime: TimeInterval = 24 * 3600
-
-    var client: PostgresClient { store.client }
-    var logger: Logger { store.logger }
-    var clock: WallClock { store.clock }
 
     /// The user's live code, or a new one. Paired users get `alreadyPaired`.
     func invite(for userID: UUID) async throws -> (Invite, created: Bool) {
@@ -93,17 +74,17 @@ struct PairingStore: Sendable {
                 VALUES (\(userID), \(owner), \(pairingID), \(now)), (\(owner), \(userID), \(pairingID), \(now))
                 """, logger: logger)
             let partners = [owner.lowercased, userID.lowercased]
-            try await store.outbox.enqueue(IdentityEvents.PairingEstablished(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
+            try await outbox.enqueue(IdentityEvents.PairingEstablished(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
                                                                              userIds: partners, invitedBy: owner.lowercased),
                                            subject: userID.lowercased, at: now, on: connection, logger: logger)
-            try await store.outbox.enqueue(PairlyFrames.paired(pairingId: pairingID.lowercased, userIds: partners), at: now, on: connection, logger: logger)
+            try await outbox.enqueue(PairlyFrames.paired(pairingId: pairingID.lowercased, userIds: partners), at: now, on: connection, logger: logger)
             let names = try await displayNames(of: [owner, userID], on: connection)
-            try await store.outbox.enqueue([PairlyPush.paired(recipient: owner, partnerName: names[userID], pairingID: pairingID),
+            try await outbox.enqueue([PairlyPush.paired(recipient: owner, partnerName: names[userID], pairingID: pairingID),
                                             PairlyPush.paired(recipient: userID, partnerName: names[owner], pairingID: pairingID)],
                                            at: now, on: connection, logger: logger)
             return owner
         }
-        store.outbox.committed()
+        outbox.committed()
         guard let partnership = try await partnership(of: userID), partnership.partnerId == partnerID.lowercased else {
             throw JoinFailure.unknown
         }
@@ -127,7 +108,7 @@ struct PairingStore: Sendable {
         let dissolved: Bool = try await client.transaction(logger: logger) { connection in
             try await dissolve(userID: userID, reason: reason, now: now, on: connection)
         }
-        if dissolved { store.outbox.committed() }
+        if dissolved { outbox.committed() }
         return dissolved
     }
 
@@ -140,15 +121,15 @@ struct PairingStore: Sendable {
         for try await row in rows.decode((UUID, UUID, UUID).self) { pair = row }
         guard let (a, b, pairingID) = pair else { return false }
         let partners = [a.lowercased, b.lowercased].sorted()
-        try await store.outbox.enqueue(IdentityEvents.PairingDissolved(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
+        try await outbox.enqueue(IdentityEvents.PairingDissolved(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
                                                                        userIds: partners, endedBy: userID.lowercased, reason: reason),
                                        subject: userID.lowercased, at: now, on: connection, logger: logger)
-        try await store.outbox.enqueue(PairlyFrames.pairDisconnected(pairingId: pairingID.lowercased, userIds: partners, reason: reason),
+        try await outbox.enqueue(PairlyFrames.pairDisconnected(pairingId: pairingID.lowercased, userIds: partners, reason: reason),
                                        at: now, on: connection, logger: logger)
         // The partner who did not end it is told by push; the one who did is looking at the app.
         let other = a == userID ? b : a
         let names = try await displayNames(of: [userID], on: connection)
-        try await store.outbox.enqueue([PairlyPush.disconnected(recipient: other, partnerName: names[userID], pairingID: pairingID)],
+        try await outbox.enqueue([PairlyPush.disconnected(recipient: other, partnerName: names[userID], pairingID: pairingID)],
                                        at: now, on: connection, logger: logger)
         return true
     }
@@ -183,34 +164,4 @@ struct PairingStore: Sendable {
     }
 }
 
-/// The push notifications of Pairly's pairing (texts: the push worker's catalogue).
-enum PairlyPush {
-    static func paired(recipient: UUID, partnerName: String?, pairingID: UUID) -> PushRequest {
-        PushRequest(userId: recipient.lowercased, app: AppID.pairly.rawValue, kind: "pairly.paired", delivery: .alert,
-                    messageKey: partnerName == nil ? "pairly.paired.unnamed" : "pairly.paired",
-                    args: partnerName.map { ["partnerName": $0] }, collapseKey: "pairly.pairing", data: ["pairingId": pairingID.lowercased])
-    }
 
-    static func disconnected(recipient: UUID, partnerName: String?, pairingID: UUID) -> PushRequest {
-        PushRequest(userId: recipient.lowercased, app: AppID.pairly.rawValue, kind: "pairly.partner_disconnected", delivery: .alert,
-                    messageKey: partnerName == nil ? "pairly.partner_disconnected.unnamed" : "pairly.partner_disconnected",
-                    args: partnerName.map { ["partnerName": $0] }, collapseKey: "pairly.pairing", data: ["pairingId": pairingID.lowercased])
-    }
-}
-
-/// Six characters people can read out loud: capitals and digits without the look-alikes 0/O, 1/I/L.
-enum InviteCode {
-    static let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
-
-    static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<6).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
-    }
-
-    /// Upper-cases and trims what the user typed; nil when it cannot be a code.
-    static func normalize(_ text: String) -> String? {
-        let code = text.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
-        guard code.count == 6, code.allSatisfy({ alphabet.contains($0) }) else { return nil }
-        return code
-    }
-}

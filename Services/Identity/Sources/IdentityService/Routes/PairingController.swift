@@ -91,7 +91,7 @@ struct PairingController: Sendable {
         case .partnerAlreadyPaired:
             return .conflict("The owner of this code is already paired with someone else.", code: "partner_already_paired")
         case .accountDeleted:
-            return MeController.gone
+            return .accountDeleted
         }
     }
 }

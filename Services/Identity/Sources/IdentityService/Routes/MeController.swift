@@ -6,7 +6,8 @@ import LanternHTTP
 
 /// `/v1/me` and `/v1/me/devices/{deviceId}`: the signed-in user's profile and push registrations.
 struct MeController: Sendable {
-    let store: IdentityStore
+    let accounts: AccountStore
+    let devices: DeviceStore
 
     struct ProfilePatch: Decodable {
         var displayName: String?
@@ -55,12 +56,12 @@ struct MeController: Sendable {
             if Locales.isValid(locale) { changes.locale = locale } else { validator.fail("locale", "must be a language tag such as en, uk or vi-VN") }
         }
         try validator.validate()
-        guard let user = try await store.updateProfile(id, changes) else { throw Self.gone }
+        guard let user = try await accounts.updateProfile(id, changes) else { throw Problem.accountDeleted }
         return JSONResponse(user)
     }
 
     @Sendable func delete(_ request: Request, context: LanternRequestContext) async throws -> Response {
-        guard try await store.deleteUser(try userID(context)) else { throw Self.gone }
+        guard try await accounts.deleteUser(try userID(context)) else { throw Problem.accountDeleted }
         return Response(status: .noContent)
     }
 
@@ -69,18 +70,18 @@ struct MeController: Sendable {
         let deviceID = context.parameters.get("deviceId") ?? ""
         let body = try await request.decodeJSON(as: DeviceRegistration.self, context: context)
         var validator = FieldValidator()
-        validator.check(Self.isDeviceID(deviceID), "deviceId", "must be 1–128 characters of letters, digits, '.', '_', ':' or '-'")
+        validator.check(DeviceRules.isDeviceID(deviceID), "deviceId", "must be 1–128 characters of letters, digits, '.', '_', ':' or '-'")
         validator.check(["ios", "android"].contains(body.platform), "platform", "must be ios or android")
-        validator.check(Self.isPushToken(body.pushToken, platform: body.platform), "pushToken",
+        validator.check(DeviceRules.isPushToken(body.pushToken, platform: body.platform), "pushToken",
                         body.platform == "ios" ? "must be the APNs device token in hex (64–200 characters)" : "must be the FCM registration token (1–4096 characters)")
         if let app = body.app { validator.check(app == user.app, "app", "must be the app of this account (\(user.app))") }
         if let locale = body.locale { validator.check(Locales.isValid(locale), "locale", "must be a language tag such as en, uk or vi-VN") }
         if let zone = body.timeZone { validator.check(TimeZones.isValid(zone), "timeZone", "must be an IANA time zone such as Europe/Kyiv") }
         try validator.validate()
-        guard let app = AppID(rawValue: user.app) else { throw Self.gone }
+        guard let app = AppID(rawValue: user.app) else { throw Problem.accountDeleted }
         let device = Device(deviceId: deviceID, app: user.app, platform: body.platform, pushToken: body.pushToken,
                             locale: body.locale, timeZone: body.timeZone, updatedAt: Date())
-        let (stored, created) = try await store.upsertDevice(userID: try userID(context), app: app, device: device)
+        let (stored, created) = try await devices.upsertDevice(userID: try userID(context), app: app, device: device)
         return JSONResponse(stored, status: created ? .created : .ok)
     }
 
@@ -88,7 +89,7 @@ struct MeController: Sendable {
         let id = try userID(context)
         _ = try await currentUser(context)  // a deleted account is a 401, not a missing device
         let deviceID = context.parameters.get("deviceId") ?? ""
-        guard try await store.removeDevice(userID: id, deviceID: deviceID) else {
+        guard try await devices.removeDevice(userID: id, deviceID: deviceID) else {
             throw Problem.notFound("No device \(deviceID) is registered for this account.", code: "device_not_found")
         }
         return Response(status: .noContent)
@@ -100,39 +101,7 @@ struct MeController: Sendable {
     }
 
     private func currentUser(_ context: LanternRequestContext) async throws -> User {
-        guard let user = try await store.user(try userID(context)) else { throw Self.gone }
+        guard let user = try await accounts.user(try userID(context)) else { throw Problem.accountDeleted }
         return user
-    }
-
-    /// A valid token for an account that no longer exists (deleted moments ago).
-    static let gone = Problem.unauthorized("This account no longer exists.", code: "account_deleted")
-
-    static func isDeviceID(_ id: String) -> Bool {
-        (1...128).contains(id.count) && id.unicodeScalars.allSatisfy {
-            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".:_-".unicodeScalars.contains($0))
-        }
-    }
-
-    static func isPushToken(_ token: String, platform: String) -> Bool {
-        if platform == "ios" {
-            return (64...200).contains(token.count) && token.allSatisfy(\.isHexDigit)
-        }
-        return (1...4096).contains(token.count) && token.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 32 }
-    }
-}
-
-enum TimeZones {
-    static func isValid(_ identifier: String) -> Bool {
-        identifier.count <= 64 && TimeZone(identifier: identifier) != nil && (identifier.contains("/") || identifier == "UTC")
-    }
-}
-
-enum Locales {
-    /// BCP 47 shape: a 2–3 letter language, then optional subtags (`en`, `uk`, `vi-VN`, `zh-Hant-TW`).
-    static func isValid(_ tag: String) -> Bool {
-        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
-        guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLetter }),
-              tag.count <= 35 else { return false }
-        return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
     }
 }

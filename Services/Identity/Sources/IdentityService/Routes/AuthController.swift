@@ -8,7 +8,8 @@ import LanternTokens
 
 /// `/v1/auth/…` and `/.well-known/jwks.json`.
 struct AuthController: Sendable {
-    let store: IdentityStore
+    let accounts: AccountStore
+    let sessions: SessionStore
     let keys: SigningKeys
     let google: ExternalIdentityVerifier?
     let apple: ExternalIdentityVerifier?
@@ -69,7 +70,7 @@ struct AuthController: Sendable {
             throw Problem(status: 403, code: "sign_in_method_not_allowed", title: "Sign-in method not allowed",
                           detail: "\(app.rawValue) does not offer anonymous device accounts; sign in with Google or Apple.")
         }
-        let (user, created) = try await store.findOrCreateUser(app: app, method: "device", subject: DeviceSecret.subject(body.deviceId),
+        let (user, created) = try await accounts.findOrCreateUser(app: app, method: "device", subject: DeviceSecret.subject(body.deviceId),
                                                                displayName: nil, email: nil)
         return try await tokens(for: user, app: app, created: created)
     }
@@ -104,7 +105,7 @@ struct AuthController: Sendable {
         }
         let identity = try await verifier.verify(body.idToken)
         let providerName = identity.name.flatMap { try? DisplayName.validate(String($0.prefix(40))).get() }
-        let (user, created) = try await store.findOrCreateUser(app: app, method: method, subject: identity.subject,
+        let (user, created) = try await accounts.findOrCreateUser(app: app, method: method, subject: identity.subject,
                                                                displayName: name ?? providerName, email: identity.email)
         return try await tokens(for: user, app: app, created: created)
     }
@@ -114,7 +115,7 @@ struct AuthController: Sendable {
         guard body.refreshToken.hasPrefix("lrt_"), body.refreshToken.count <= 128 else {
             throw Problem.unauthorized("The refresh token is not valid.", code: "invalid_refresh_token")
         }
-        switch try await store.rotate(refreshToken: body.refreshToken) {
+        switch try await sessions.rotate(refreshToken: body.refreshToken) {
         case .rotated(let userID, let sessionID, let app, let next):
             let issuer = try await keys.issuer()
             let (token, expires) = try await issuer.issue(userID: userID, sessionID: sessionID, app: app)
@@ -136,7 +137,7 @@ struct AuthController: Sendable {
         guard let userID = claims.userID, let sid = claims.sid.flatMap(UUID.init(uuidString:)) else {
             throw Problem.forbidden("Only user tokens can log out.")
         }
-        try await store.revokeSession(sid, userID: userID, reason: "logout")
+        try await sessions.revokeSession(sid, userID: userID, reason: "logout")
         return Response(status: .noContent)
     }
 
@@ -150,7 +151,7 @@ struct AuthController: Sendable {
     }
 
     private func tokens(for user: User, app: AppID, created: Bool) async throws -> JSONResponse<TokenResponse> {
-        let (sessionID, refresh) = try await store.createSession(userID: try Self.uuid(user.id), app: app)
+        let (sessionID, refresh) = try await sessions.createSession(userID: try Self.uuid(user.id), app: app)
         let issuer = try await keys.issuer()
         let (token, expires) = try await issuer.issue(userID: try Self.uuid(user.id), sessionID: sessionID, app: app)
         return JSONResponse(TokenResponse(accessToken: token, expiresIn: Int(issuer.lifetime), expiresAt: expires,
@@ -159,42 +160,6 @@ struct AuthController: Sendable {
     }
 }
 
-/// The device id an app keeps in its keychain: a bearer secret, so it must carry enough randomness.
-enum DeviceSecret {
-    static func isAcceptable(_ id: String) -> Bool {
-        if let uuid = UUID(uuidString: id) {
-            return uuid != UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-        }
-        // base64url or hex of ≥ 128 bits; a run of one repeated character is obviously not random.
-        guard (22...128).contains(id.count), Set(id).count > 4 else { return false }
-        return id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
-    }
 
-    /// Stored form: SHA-256, so a database leak does not hand out working device credentials.
-    static func subject(_ id: String) -> String {
-        let normalized = UUID(uuidString: id)?.uuidString.lowercased() ?? id
-        return SHA256.hash(data: Data(("device:" + normalized).utf8)).hexEncoded
-    }
-}
 
-enum DisplayName {
-    /// 1–40 visible characters after trimming; no control characters.
-    static func validate(_ raw: String) -> Result<String, FieldMessage> {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.isEmpty { return .failure("must contain at least one visible character") }
-        if trimmed.count > 40 { return .failure("must be at most 40 characters") }
-        if trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) || $0.properties.generalCategory == .format && $0 != "\u{200D}" }) {
-            return .failure("must not contain control or invisible formatting characters")
-        }
-        return .success(trimmed)
-    }
-}
 
-struct FieldMessage: Error, ExpressibleByStringLiteral, CustomStringConvertible {
-    var description: String
-    init(stringLiteral value: String) { description = value }
-}
-
-extension FieldValidator {
-    mutating func fail(_ field: String, _ message: FieldMessage) { fail(field, message.description) }
-}

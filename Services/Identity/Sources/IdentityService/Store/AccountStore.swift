@@ -1,0 +1,136 @@
+import Crypto
+import Foundation
+import LanternContracts
+import LanternCore
+import LanternDatabase
+import LanternEvents
+import LanternTokens
+import Logging
+import PostgresNIO
+
+/// Accounts, their credentials and profiles. Deleting an account ends its pairing first, in the same transaction.
+struct AccountStore: IdentityTables {
+    let db: IdentityDatabase
+    let pairing: PairingStore
+
+
+    /// Finds the account for a credential or creates it (with `user.created`). Safe under concurrent first sign-ins.
+    func findOrCreateUser(app: AppID, method: String, subject: String, displayName: String?, email: String?) async throws -> (User, created: Bool) {
+        for _ in 0..<3 {
+            if let id = try await userID(app: app, method: method, subject: subject) {
+                if let email {
+                    // Keep the provider's email current (the user may have changed it with Google or Apple).
+                    try await client.query("UPDATE identity.users SET email = \(email) WHERE id = \(id) AND email IS DISTINCT FROM \(email)", logger: logger)
+                }
+                guard let user = try await user(id) else { continue }
+                return (user, false)
+            }
+            let now = clock.now()
+            let id = UUID.v7(at: now)
+            let created: Bool = try await client.transaction(logger: logger) { connection in
+                try await connection.query("""
+                    INSERT INTO identity.users (id, app, display_name, email, created_at, updated_at)
+                    VALUES (\(id), \(app.rawValue), \(displayName), \(email), \(now), \(now))
+                    """, logger: logger)
+                let rows = try await connection.query("""
+                    INSERT INTO identity.credentials (app, method, subject, user_id, created_at)
+                    VALUES (\(app.rawValue), \(method), \(subject), \(id), \(now))
+                    ON CONFLICT DO NOTHING RETURNING user_id
+                    """, logger: logger)
+                var inserted = false
+                for try await _ in rows { inserted = true }
+                guard inserted else {
+                    // Another request created this account first: undo ours, use theirs.
+                    try await connection.query("DELETE FROM identity.users WHERE id = \(id)", logger: logger)
+                    return false
+                }
+                try await outbox.enqueue(IdentityEvents.UserCreated(userId: id.lowercased, app: app.rawValue, method: method, displayName: displayName),
+                                         subject: id.lowercased, at: now, on: connection, logger: logger)
+                return true
+            }
+            if created {
+                outbox.committed()
+                guard let user = try await user(id) else { break }
+                return (user, true)
+            }
+        }
+        throw Problem(status: 503, code: "sign_in_contention", title: "Try again", detail: "The account is being created by another request; retry.")
+    }
+
+    private func userID(app: AppID, method: String, subject: String) async throws -> UUID? {
+        let rows = try await client.query("""
+            SELECT user_id FROM identity.credentials WHERE app = \(app.rawValue) AND method = \(method) AND subject = \(subject)
+            """, logger: logger)
+        for try await id in rows.decode(UUID.self) { return id }
+        return nil
+    }
+
+
+    func user(_ id: UUID) async throws -> User? {
+        let rows = try await client.query("""
+            SELECT u.id, u.app, u.display_name, u.email, u.time_zone, u.locale, u.created_at, u.updated_at,
+                   coalesce(array_agg(c.method ORDER BY c.method) FILTER (WHERE c.method IS NOT NULL), '{}')
+            FROM identity.users u LEFT JOIN identity.credentials c ON c.user_id = u.id
+            WHERE u.id = \(id) GROUP BY u.id
+            """, logger: logger)
+        for try await (id, app, name, email, zone, locale, created, updated, methods) in rows.decode((UUID, String, String?, String?, String?, String?, Date, Date, [String]).self) {
+            return User(id: id.lowercased, app: app, displayName: name, email: email, timeZone: zone, locale: locale,
+                        signInMethods: methods, createdAt: created, updatedAt: updated)
+        }
+        return nil
+    }
+
+    func updateProfile(_ id: UUID, _ changes: ProfileChanges) async throws -> User? {
+        let now = clock.now()
+        let renamed: Bool = try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query("SELECT app, display_name FROM identity.users WHERE id = \(id) FOR UPDATE", logger: logger)
+            var current: (String, String?)?
+            for try await row in rows.decode((String, String?).self) { current = row }
+            guard let (app, oldName) = current else { return false }
+            try await connection.query("""
+                UPDATE identity.users SET
+                    display_name = coalesce(\(changes.displayName), display_name),
+                    time_zone = coalesce(\(changes.timeZone), time_zone),
+                    locale = coalesce(\(changes.locale), locale),
+                    updated_at = \(now)
+                WHERE id = \(id)
+                """, logger: logger)
+            guard let newName = changes.displayName, newName != oldName else { return false }
+            var partner: UUID?
+            for try await p in try await connection.query("SELECT partner_id FROM identity.partners WHERE user_id = \(id)", logger: logger).decode(UUID.self) {
+                partner = p
+            }
+            try await outbox.enqueue(IdentityEvents.ProfileRenamed(userId: id.lowercased, app: app, displayName: newName,
+                                                                   partnerId: partner?.lowercased),
+                                     subject: id.lowercased, at: now, on: connection, logger: logger)
+            if let partner {
+                try await outbox.enqueue([PairlyFrames.partnerUpdated(to: partner.lowercased, partnerId: id.lowercased, displayName: newName)],
+                                         at: now, on: connection, logger: logger)
+            }
+            return true
+        }
+        if renamed { outbox.committed() }
+        return try await user(id)
+    }
+
+    /// Deletes the account and everything identity keeps of it; `user.deleted` tells every other service.
+    func deleteUser(_ id: UUID) async throws -> Bool {
+        let now = clock.now()
+        let deleted: Bool = try await client.transaction(logger: logger) { connection in
+            // The partner must hear that the pairing ended, not only that an account vanished.
+            _ = try await pairing.dissolve(userID: id, reason: "account_deleted", now: now, on: connection)
+            let rows = try await connection.query("DELETE FROM identity.users WHERE id = \(id) RETURNING app", logger: logger)
+            var app: String?
+            for try await a in rows.decode(String.self) { app = a }
+            guard let app else { return false }
+            try await outbox.enqueue(IdentityEvents.UserDeleted(userId: id.lowercased, app: app),
+                                     subject: id.lowercased, at: now, on: connection, logger: logger)
+            // Its sockets must not outlive the account.
+            try await outbox.enqueue(RealtimeDisconnect(userIds: [id.lowercased], reason: "account_deleted"), subject: id.lowercased,
+                                     at: now, on: connection, logger: logger)
+            return true
+        }
+        if deleted { outbox.committed() }
+        return deleted
+    }
+}
