@@ -33,24 +33,31 @@ public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, c
     }
 
     let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: clock, logger: logger)
+    let calendars = LunisolarCalendars(ephemeris: ephemeris)
     let router = buildAstrologyRouter(
         service.makeRouter(),
         requireAuth: RequireAccessToken(verifier: verifier),
         requireService: RequireAccessToken(verifier: verifier, audience: TokenAudience.service),
-        charts: ChartsController(ephemeris: ephemeris, fingerprintKey: SymmetricKey(data: Data(configuration.fingerprintKey.utf8)), places: places),
-        chinese: ChineseController(ephemeris: ephemeris, calendars: LunisolarCalendars(ephemeris: ephemeris), places: places),
+        charts: ChartsController(charts: NatalCharts(ephemeris: ephemeris, fingerprintKey: SymmetricKey(data: Data(configuration.fingerprintKey.utf8))),
+                                 places: places),
+        bazi: BaziController(readings: BaziReadings(ephemeris: ephemeris, calendars: calendars), places: places),
+        calendar: CalendarController(calendars: calendars, festivals: Festivals(ephemeris: ephemeris, calendars: calendars)),
         places: PlacesController(store: places)
     )
     return service.application(router: router)
 }
 
-/// astrology's routes: `/v1/astrology/…` for apps, `/internal/astrology/…` (Ba Zi, calendars) for services.
+/// astrology's routes: `/v1/astrology/…` for apps; Ba Zi and the calendars also at `/internal/astrology/…` for
+/// services (service tokens, audience `internal`: content builds Lucky Day prompts from Ba Zi descriptors,
+/// gamification dates seasonal collections by the Vietnamese festivals). The gateway never forwards `/internal`.
 func buildAstrologyRouter(_ router: Router<LanternRequestContext>, requireAuth: RequireAccessToken, requireService: RequireAccessToken,
-                          charts: ChartsController, chinese: ChineseController, places: PlacesController) -> Router<LanternRequestContext> {
+                          charts: ChartsController, bazi: BaziController, calendar: CalendarController,
+                          places: PlacesController) -> Router<LanternRequestContext> {
     router.group("/v1/astrology/charts").add(middleware: requireAuth).addRoutes(charts.endpoints)
     router.group("/v1/astrology/places").add(middleware: requireAuth).addRoutes(places.endpoints)
-    router.group("/v1/astrology").add(middleware: requireAuth).addRoutes(chinese.endpoints)
-    router.group("/internal/astrology").add(middleware: requireService).addRoutes(chinese.endpoints)
+    for (prefix, middleware) in [("/v1/astrology", requireAuth), ("/internal/astrology", requireService)] {
+        router.group(RouterPath(prefix)).add(middleware: middleware).addRoutes(bazi.endpoints).addRoutes(calendar.endpoints)
+    }
     return router
 }
 

@@ -72,9 +72,9 @@ final class EncodedPlaces: Sendable {
     private static let tail = Array("]}".utf8)
 }
 
-extension ChartsController.Place {
+extension BirthPlace {
     /// Fills latitude, longitude and time zone from the gazetteer when the app sent only a place `id`.
-    func resolved(with store: PlaceStore) async throws -> ChartsController.Place {
+    func resolved(with store: PlaceStore) async throws -> BirthPlace {
         guard let id, latitude == nil, longitude == nil, timeZone == nil else { return self }
         guard let place = try await store.place(id: id) else {
             throw Problem.invalid(field: "place.id", "is not a place of the gazetteer (search /v1/astrology/places)", code: "unknown_place")

@@ -1,0 +1,104 @@
+import Ephemeris
+import Foundation
+import LanternCore
+
+/// A Four Pillars (Ba Zi) reading of a birth: pillars, day master, element counts, zodiac animals, the lunar date.
+///
+/// The answer carries descriptors only (pillars, elements, animals) besides what the client sent, so the content
+/// service can build an LLM prompt from it without raw birth data.
+struct BaziReadings: Sendable {
+    let ephemeris: SwissEphemeris
+    let calendars: LunisolarCalendars
+
+    /// Which clock the hour pillar reads.
+    enum SolarTime: String, Sendable {
+        /// The birthplace's civil clock.
+        case clock
+        /// Apparent solar time at the birthplace's longitude.
+        case trueSolar = "true"
+    }
+
+    struct PillarBody: Encodable {
+        var role: String
+        var meaning: String
+        var stem: String
+        var stemHanzi: String
+        var branch: String
+        var branchHanzi: String
+        var animal: String
+        var stemElement: Element
+        var branchElement: Element
+        var polarity: Polarity
+
+        init(_ pillar: Pillar, role: String, meaning: String) {
+            self.role = role
+            self.meaning = meaning
+            stem = pillar.stem.name
+            stemHanzi = pillar.stem.hanzi
+            branch = pillar.branch.name
+            branchHanzi = pillar.branch.hanzi
+            animal = pillar.branch.animal
+            stemElement = pillar.stem.element
+            branchElement = pillar.branch.element
+            polarity = pillar.stem.polarity
+        }
+    }
+
+    struct BaziResponse: Encodable, Sendable {
+        var pillars: [PillarBody]
+        var dayMaster: DayMaster
+        var elements: [String: Int]
+        /// The animal of the lunar year (changes at the lunar new year): what Lucky Day shows.
+        var zodiacAnimal: String
+        /// The animal of the year pillar (changes at Li Chun, about 4 February).
+        var solarYearAnimal: String
+        var lunarDate: LunisolarCalendar.LunarDate
+        var options: Options
+        var timeKnown: Bool
+        var warnings: [ChartWarning]
+
+        struct DayMaster: Encodable { var stem: String; var element: Element; var polarity: Polarity }
+        struct Options: Encodable { var dayBoundary: String; var solarTime: String }
+    }
+
+    func read(_ input: BirthInput, dayBoundary boundary: FourPillars.DayBoundary, solarTime: SolarTime) async throws -> BaziResponse {
+        let moment = input.moment
+        let resolved = try moment.resolveForRequest(fold: input.fold)
+        let longitude = input.place.longitude
+        let instant = resolved.utc.timeIntervalSince1970 / 86_400 + 2_440_587.5
+        // Year and month need only the Sun's 15° band at the instant: from the cached solar terms of the year.
+        let sun = try await calendars.solarLongitudeBand(at: instant, year: moment.year) + 7.5
+        let equation = solarTime == .trueSolar ? try await ephemeris.compute { try $0.equationOfTime(julianDayUT: instant) } : 0
+        // The date and hour the pillars read: the birthplace's clock, or its apparent solar time.
+        var localDate = CivilDate(year: moment.year, month: moment.month, day: moment.day)
+        var hour = moment.hour
+        if solarTime == .trueSolar {
+            let solar = instant + longitude / 360 + equation
+            localDate = CivilDate(julianDayUT: solar, offsetHours: 0)
+            hour = Int(((solar + 0.5) - (solar + 0.5).rounded(.down)) * 24)
+        }
+        let pillars = FourPillars.compute(sunLongitude: sun, gregorianYear: localDate.year, localDate: localDate, hour: hour, dayBoundary: boundary)
+        var list = [PillarBody(pillars.year, role: "year", meaning: "Destiny"), PillarBody(pillars.month, role: "month", meaning: "Environment"),
+                    PillarBody(pillars.day, role: "day", meaning: "Essence")]
+        if moment.timeKnown { list.append(PillarBody(pillars.hour, role: "hour", meaning: "Inner Heart")) }
+        var elements = Dictionary(uniqueKeysWithValues: Element.allCases.map { ($0.rawValue, 0) })
+        for p in list {
+            elements[p.stemElement.rawValue, default: 0] += 1
+            elements[p.branchElement.rawValue, default: 0] += 1
+        }
+        let lunar = try await calendars.lunarDate(of: CivilDate(year: moment.year, month: moment.month, day: moment.day), .chinese)
+        var warnings: [ChartWarning] = []
+        if !moment.timeKnown {
+            warnings.append(.init(code: "time_unknown", message: "No birth time: there is no hour pillar, and the day pillar assumes the birth was not between 23:00 and midnight."))
+        }
+        if let fold = resolved.ambiguity {
+            let (code, message) = moment.ambiguityWarning(fold)
+            warnings.append(.init(code: code, message: message))
+        }
+        return BaziResponse(
+            pillars: list, dayMaster: .init(stem: pillars.day.stem.name, element: pillars.day.stem.element, polarity: pillars.day.stem.polarity),
+            elements: elements, zodiacAnimal: Branch(rawValue: ((lunar.year - 4) % 12 + 12) % 12)!.animal, solarYearAnimal: pillars.year.branch.animal,
+            lunarDate: lunar, options: .init(dayBoundary: boundary.rawValue, solarTime: solarTime.rawValue), timeKnown: moment.timeKnown,
+            warnings: warnings)
+    }
+}

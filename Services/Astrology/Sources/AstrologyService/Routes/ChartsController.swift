@@ -1,0 +1,54 @@
+import Ephemeris
+import Foundation
+import Hummingbird
+import LanternCore
+import LanternHTTP
+import NIOCore
+
+/// `POST /v1/astrology/charts/natal` (JSON) and `natal.svg`: decodes the birth data, resolves a gazetteer place,
+/// checks every field, and answers with what `NatalCharts` cast.
+struct ChartsController: Sendable {
+    let charts: NatalCharts
+    let places: PlaceStore
+
+    struct NatalRequest: Decodable {
+        /// `YYYY-MM-DD`, local calendar date at the place.
+        var date: String?
+        /// `HH:MM` local clock time; absent or null when unknown.
+        var time: String?
+        var place: BirthPlace?
+        /// For a local time that occurred twice (DST ended): `earlier` (default) or `later`.
+        var fold: String?
+        /// Orbs in degrees per aspect type, replacing the defaults.
+        var orbs: [String: Double]?
+    }
+
+    /// `/v1/astrology/charts`: the natal chart as JSON and as SVG.
+    var endpoints: RouteCollection<LanternRequestContext> {
+        let routes = RouteCollection(context: LanternRequestContext.self)
+        routes.post("natal", use: natal)
+        routes.post("natal.svg", use: natalSVG)
+        return routes
+    }
+
+    @Sendable func natal(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<NatalCharts.NatalResponse> {
+        JSONResponse(try await chart(try await request.decodeJSON(as: NatalRequest.self, context: context)))
+    }
+
+    /// The same chart drawn as SVG (`?theme=light|dark`).
+    @Sendable func natalSVG(_ request: Request, context: LanternRequestContext) async throws -> Response {
+        let themeText = request.uri.queryParameters["theme"].map(String.init) ?? "light"
+        guard let theme = ChartSVG.Theme(rawValue: themeText) else { throw Problem.invalid(field: "theme", "must be light or dark") }
+        let answer = try await chart(try await request.decodeJSON(as: NatalRequest.self, context: context))
+        let svg = ChartSVG.render(NatalChart(planets: answer.planets, houses: answer.houses, aspects: answer.aspects), theme: theme)
+        return Response(status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "private, max-age=86400"],
+                        body: .init(byteBuffer: ByteBuffer(string: svg)))
+    }
+
+    private func chart(_ body: NatalRequest) async throws -> NatalCharts.NatalResponse {
+        var validator = FieldValidator()
+        let input = try BirthInput.validate(date: body.date, time: body.time, place: try await body.place?.resolved(with: places),
+                                            fold: body.fold, orbs: body.orbs, &validator)
+        return try await charts.cast(input)
+    }
+}
