@@ -12,17 +12,6 @@ import Metrics
 /// exponential backoff and jitter (never sooner than the provider's `Retry-After`), and what cannot succeed
 /// goes to the dead-letter stream `lantern.dlq.jobs.push` with the device and the reason.
 public struct PushDispatcher: Sendable {
-    public struct Policy: Sendable {
-        public var maxAttempts: Int
-        public var retryBase: Duration
-        public var retryMax: Duration
-        public init(maxAttempts: Int = 6, retryBase: Duration = .seconds(1), retryMax: Duration = .seconds(600)) {
-            self.maxAttempts = maxAttempts
-            self.retryBase = retryBase
-            self.retryMax = retryMax
-        }
-    }
-
     let registry: DeviceRegistry
     let catalogue: Catalogue
     let apns: any PushProvider
@@ -30,7 +19,7 @@ public struct PushDispatcher: Sendable {
     let retries: RetryQueue
     let redis: RedisClient
     let streams: StreamNames
-    let policy: Policy
+    let policy: RetryPolicy
     let clock: WallClock
     let logger: Logger
 
@@ -127,7 +116,7 @@ public struct PushDispatcher: Sendable {
                 await deadLetter(request: request, jobID: jobID, device: device, attempt: attempt, reason: "gave up after \(attempt) attempts: \(reason)")
                 return ("failed", true)
             }
-            let delay = backoff(attempt: attempt, retryAfter: after)
+            let delay = policy.delay(after: attempt, retryAfter: after)
             let item = RetryQueue.Item(id: UUID(), jobId: jobID, request: request, deviceId: device.deviceID, attempt: attempt + 1, reason: reason)
             do {
                 try await retries.schedule(item, at: clock.now().addingTimeInterval(delay.inSeconds))
@@ -139,15 +128,6 @@ public struct PushDispatcher: Sendable {
                 return ("retry", false)
             }
         }
-    }
-
-    /// "Equal jitter": a random delay between half and all of an exponential ceiling (base × 2^(attempt-1), capped),
-    /// so retries of many devices spread out but none comes back at once; never before `Retry-After`.
-    func backoff(attempt: Int, retryAfter: Duration?) -> Duration {
-        let ceiling = min(policy.retryMax.inSeconds, policy.retryBase.inSeconds * pow(2, Double(attempt - 1)))
-        let jittered = Double.random(in: ceiling / 2...max(ceiling / 2, ceiling))
-        let floor = min(retryAfter?.inSeconds ?? 0, 3600)
-        return .milliseconds(Int(max(jittered, floor) * 1000))
     }
 
     func validate(_ request: PushRequest) throws -> UUID {

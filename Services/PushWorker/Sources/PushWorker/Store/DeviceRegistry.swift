@@ -20,15 +20,6 @@ public struct DeviceRegistry: Sendable {
         .init("deleted_users", sql: "DELETE FROM push.deleted_users WHERE deleted_at < $1", keep: 30 * 86_400),
     ]
 
-    /// The registry's handlers of identity's events; other types are not its business.
-    var handlers: EventHandlers {
-        var handlers = EventHandlers()
-        handlers.on(IdentityEvents.DeviceRegistered.self) { device, event in try await registered(device, at: event.occurredAt, eventID: event.id) }
-        handlers.on(IdentityEvents.DeviceRemoved.self) { removed, event in try await self.removed(removed, at: event.occurredAt) }
-        handlers.on(IdentityEvents.UserDeleted.self) { deleted, event in try await userDeleted(deleted, at: event.occurredAt) }
-        return handlers
-    }
-
     func registered(_ device: IdentityEvents.DeviceRegistered, at: Date, eventID: UUID) async throws {
         let user = try UndecodablePayload.uuid(device.userId, field: "userId")
         guard Device.Platform(rawValue: device.platform) != nil else {
