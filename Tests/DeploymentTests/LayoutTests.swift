@@ -46,4 +46,24 @@ struct LayoutTests {
         }
         #expect(checked > 0)
     }
+
+    /// The folders a service library may have (docs/new-service.md).
+    static let folders: Set<String> = ["Routes", "Domain", "Store", "Events", "Providers", "Migrations", "Catalogue"]
+
+    @Test("every service library is Application+build.swift and its configuration, the rest in the template's folders")
+    func everyServiceFollowsTheTemplate() throws {
+        let libraries = Self.serviceLibraries()
+        #expect(libraries.count >= 5)
+        for library in libraries {
+            let entries = try FileManager.default.contentsOfDirectory(atPath: library.path)
+            var isDirectory: ObjCBool = false
+            let folders = Set(entries.filter { FileManager.default.fileExists(atPath: library.appendingPathComponent($0).path, isDirectory: &isDirectory) && isDirectory.boolValue })
+            let swift = Set(entries.filter { $0.hasSuffix(".swift") })
+            #expect(swift.contains("Application+build.swift") && swift.contains { $0.hasSuffix("Configuration.swift") }, "\(library.lastPathComponent)")
+            #expect(swift.count == 2, "\(library.lastPathComponent) has code outside the template's folders: \(swift.sorted())")
+            #expect(folders.isSubset(of: Self.folders), "\(library.lastPathComponent): \(folders.subtracting(Self.folders).sorted())")
+            let source = try String(contentsOf: library.appendingPathComponent("Application+build.swift"), encoding: .utf8)
+            #expect(source.contains("ServiceBuilder("), "\(library.lastPathComponent) is not assembled with ServiceBuilder")
+        }
+    }
 }
