@@ -258,6 +258,31 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "LanternHTTPTests",
+            dependencies: ["LanternHTTP", "LanternCore", "LanternTokens", "LanternTestSupport", hummingbirdTesting,
+                           hummingbird],
+            path: "Tests/LanternHTTPTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LanternTokensTests",
+            dependencies: ["LanternTokens", "LanternCore", "LanternContracts", "LanternTestSupport", jwt, httpClient],
+            path: "Tests/LanternTokensTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LanternRedisTests",
+            dependencies: ["LanternRedis", "LanternCore", "LanternTestSupport"],
+            path: "Tests/LanternRedisTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LanternDatabaseTests",
+            dependencies: ["LanternDatabase", "LanternCore", "LanternTestSupport", postgres],
+            path: "Tests/LanternDatabaseTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "IdentityServiceTests",
             dependencies: ["IdentityService", "LanternContracts", "LanternTestSupport", hummingbirdTesting, jwt,
                            crypto],

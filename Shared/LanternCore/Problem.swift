@@ -106,3 +106,9 @@ public struct FieldValidator: Sendable {
         if !errors.isEmpty { throw Problem.invalid(errors) }
     }
 }
+
+/// An error that knows the problem a client should see (a refused token, a key set that could not be fetched), so
+/// the HTTP layer can answer it without knowing the module it comes from.
+public protocol ProblemConvertible: Error {
+    var problem: Problem { get }
+}

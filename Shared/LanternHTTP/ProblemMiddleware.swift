@@ -1,14 +1,14 @@
 import Foundation
 import Hummingbird
 import LanternCore
-import LanternTokens
 import Logging
 import NIOCore
 
 /// Turns every error into an RFC 9457 `application/problem+json` response.
 ///
-/// Known client mistakes (`Problem`, Hummingbird's `HTTPError`, `TokenError`) keep their 4xx status; anything else
-/// is logged with the request id and answered with a generic 500 that leaks nothing.
+/// Known client mistakes (`Problem`, Hummingbird's `HTTPError`, any `ProblemConvertible` such as a refused token)
+/// keep their 4xx status; anything else is logged with the request id and answered with a generic 500 that leaks
+/// nothing.
 public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     public init() {}
 
@@ -29,13 +29,10 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         switch error {
         case let problem as Problem:
             return problem
-        case let tokenError as TokenError:
-            return tokenError.problem
+        case let convertible as any ProblemConvertible:
+            return convertible.problem
         case is NIOTooManyBytesError:
             return .tooLarge("The request body is too large.")
-        case let unavailable as KeySetUnavailable:
-            return Problem(status: 503, code: "keys_unavailable", title: "Service unavailable",
-                          detail: "Token signing keys could not be loaded (\(unavailable.reason)); try again shortly.")
         case let httpError as HTTPError:
             let status = Int(httpError.status.code)
             switch status {

@@ -40,7 +40,7 @@ public enum TokenAudience {
 }
 
 /// Why a token was refused; mapped to a 401 problem with a stable code.
-public struct TokenError: Error, Sendable, CustomStringConvertible {
+public struct TokenError: ProblemConvertible, Sendable, CustomStringConvertible {
     public let code: String
     public let reason: String
     public init(_ code: String, _ reason: String) {

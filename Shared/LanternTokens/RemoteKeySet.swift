@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import JWTKit
+import LanternCore
 import Logging
 import NIOCore
 import NIOFoundationCompat
@@ -95,8 +96,13 @@ public actor RemoteKeySet {
 }
 
 /// The key set could not be fetched (the issuer is down or answered garbage): a 503, not the caller's fault.
-public struct KeySetUnavailable: Error, CustomStringConvertible, Sendable {
+public struct KeySetUnavailable: ProblemConvertible, CustomStringConvertible, Sendable {
     public let reason: String
     public init(reason: String) { self.reason = reason }
     public var description: String { "key set unavailable: \(reason)" }
+
+    public var problem: Problem {
+        Problem(status: 503, code: "keys_unavailable", title: "Service unavailable",
+                detail: "Token signing keys could not be loaded (\(reason)); try again shortly.")
+    }
 }

@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import Foundation
+import JWTKit
+import LanternCore
+import LanternTestSupport
+import LanternTokens
+import Testing
+
+/// Claims a `JWTKeyCollection` from the key set can verify (`AccessClaims` checks nothing but the signature itself).
+private func claims(sub: String) -> [String: any Sendable] {
+    let now = Int(Date().timeIntervalSince1970)
+    return ["sub": sub, "iss": TokenAudience.issuer, "aud": TokenAudience.app, "iat": now, "exp": now + 600]
+}
+
+/// Runs `body` with an HTTP client that does not retry a refused connection: `HTTPClient.shared` keeps retrying
+/// until the fetch's 5 s timeout, which would only make "the server is down" slow to observe.
+private func withNoRetryClient<T>(_ body: (HTTPClient) async throws -> T) async throws -> T {
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool.retryConnectionEstablishment = false
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    do {
+        let result = try await body(client)
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
+}
+
+@Suite("LanternTokens: RemoteKeySet over a loopback JWK set server")
+struct RemoteKeySetTests {
+    @Test("RemoteKeySet fetches once and caches, refetches at once for an unknown kid, but not more often than minRefreshInterval")
+    func fetchCacheRefresh() async throws {
+        let provider = FakeIdentityProvider()
+        let a = try FakeIdentityProvider.makeKey(kid: "a"), b = try FakeIdentityProvider.makeKey(kid: "b")
+        provider.publish([a])
+        try await provider.serve { url in
+            let keySet = RemoteKeySet(url: url.absoluteString, httpClient: .shared, maxAge: .seconds(3600),
+                                      minRefreshInterval: .milliseconds(500), logger: TestEnvironment.logger)
+            let keys = try await keySet.keys(for: "a")
+            #expect(provider.fetchCount.withLock { $0 } == 1)
+            let signedByA = try await provider.idToken(key: a, claims: claims(sub: "by-a"))
+            #expect(try await keys.verify(signedByA, as: AccessClaims.self).sub == "by-a")
+
+            _ = try await keySet.keys(for: "a")
+            _ = try await keySet.keys(for: nil)
+            #expect(provider.fetchCount.withLock { $0 } == 1)
+
+            // The issuer rotates; a token names the new kid right away: within minRefreshInterval no fetch happens.
+            provider.publish([a, b])
+            #expect(await tokenErrorCode { try await keySet.keys(for: "b") } == "unknown_key")
+            #expect(provider.fetchCount.withLock { $0 } == 1)
+
+            // Once the interval has passed, the unknown kid is fetched at once (the cache is far from maxAge).
+            try await Task.sleep(for: .milliseconds(550))
+            let rotated = try await keySet.keys(for: "b")
+            #expect(provider.fetchCount.withLock { $0 } == 2)
+            let signedByB = try await provider.idToken(key: b, claims: claims(sub: "by-b"))
+            #expect(try await rotated.verify(signedByB, as: AccessClaims.self).sub == "by-b")
+
+            // A flood of made-up kids right after a fetch costs no fetches.
+            for kid in ["x", "y", "z"] {
+                #expect(await tokenErrorCode { try await keySet.keys(for: kid) } == "unknown_key")
+            }
+            #expect(provider.fetchCount.withLock { $0 } == 2)
+        }
+    }
+
+    @Test("RemoteKeySet refetches a set older than maxAge and keeps serving cached keys while the server is down")
+    func staleAndDown() async throws {
+        let provider = FakeIdentityProvider()
+        let a = try FakeIdentityProvider.makeKey(kid: "a")
+        provider.publish([a])
+        try await withNoRetryClient { http in
+            let keySet = try await provider.serve { url in
+                let keySet = RemoteKeySet(url: url.absoluteString, httpClient: http, maxAge: .milliseconds(200),
+                                          minRefreshInterval: .milliseconds(50), logger: TestEnvironment.logger)
+                _ = try await keySet.keys(for: "a")
+                try await Task.sleep(for: .milliseconds(250))
+                _ = try await keySet.keys(for: "a")
+                #expect(provider.fetchCount.withLock { $0 } == 2)
+                return keySet
+            }
+            // The server is gone and the set is stale: the refresh fails, the cached key still answers.
+            try await Task.sleep(for: .milliseconds(250))
+            let keys = try await keySet.keys(for: "a")
+            let token = try await provider.idToken(key: a, claims: claims(sub: "cached"))
+            #expect(try await keys.verify(token, as: AccessClaims.self).sub == "cached")
+            #expect(provider.fetchCount.withLock { $0 } == 2)
+        }
+    }
+
+    @Test("RemoteKeySet throws KeySetUnavailable when the key server is down or does not answer 200")
+    func unavailable() async throws {
+        let provider = FakeIdentityProvider()
+        provider.publish([try FakeIdentityProvider.makeKey(kid: "a")])
+        try await provider.serve { url in
+            let missing = url.deletingLastPathComponent().appendingPathComponent("no-such-certs")
+            let keySet = RemoteKeySet(url: missing.absoluteString, httpClient: .shared, logger: TestEnvironment.logger)
+            let error = await #expect(throws: KeySetUnavailable.self) { try await keySet.keys(for: "a") }
+            #expect(error?.reason.contains("404") == true)
+        }
+        let stopped = try await provider.serve { url in url }  // the server has stopped when this returns
+        try await withNoRetryClient { http in
+            let keySet = RemoteKeySet(url: stopped.absoluteString, httpClient: http, logger: TestEnvironment.logger)
+            await #expect(throws: KeySetUnavailable.self) { try await keySet.keys(for: nil) }
+            await #expect(throws: KeySetUnavailable.self) { try await keySet.keys(for: "a") }
+        }
+        #expect(provider.fetchCount.withLock { $0 } == 0)
+    }
+
+    @Test("a verifier over identity's published Ed25519 key set accepts identity's tokens and refuses another issuer's")
+    func verifierOverPublishedKeys() async throws {
+        let identity = try await FakeIdentity()
+        try await identity.serve { base in
+            let keySet = RemoteKeySet(url: base.appendingPathComponent(".well-known/jwks.json").absoluteString, httpClient: .shared,
+                                      logger: TestEnvironment.logger)
+            let verifier = AccessTokenVerifier(keySet: keySet, clock: .system)
+            let user = UUID()
+            #expect(try await verifier.verify(try await identity.token(user: user)).userID == user)
+            let stranger = try await FakeIdentity().token(user: user)
+            #expect(await tokenErrorCode { try await verifier.verify(stranger) } == "unknown_key")
+        }
+    }
+}
