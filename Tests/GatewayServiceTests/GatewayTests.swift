@@ -172,6 +172,31 @@ struct GatewayTests {
         }
     }
 
+    @Test("a rate-limited route keeps its limit however its path is spelled: //, /./, %2F, a trailing /, other case")
+    func limitsFollowTheCanonicalPath() async throws {
+        let limited = RouteTable.lantern.entries.filter { $0.limit != .standard }
+        #expect(limited.count >= 4)
+        for entry in limited {
+            try await withGateway(["RATE_LIMIT_SIGNIN_PER_MINUTE": "1", "RATE_LIMIT_CODE_GUESS_PER_MINUTE": "1"]) { client, upstream in
+                var headers: HTTPFields = [.contentType: "application/json"]
+                if !entry.isPublic { headers[.authorization] = "Bearer \(try await upstream.token())" }
+                let first = try await client.execute(uri: entry.prefix, method: .post, headers: headers, body: ByteBuffer(string: "{}"))
+                #expect(first.status == .created, "\(entry.prefix)")
+                let segments = entry.prefix.split(separator: "/").map(String.init)
+                let head = "/" + segments.dropLast().joined(separator: "/"), last = segments.last ?? ""
+                let variants = [
+                    "\(head)//\(last)", "\(head)/./\(last)", "\(head)%2F\(last)", "\(head)%2f\(last)", "\(entry.prefix)/", "\(entry.prefix)//",
+                    "\(head)/\(last.uppercased())", entry.prefix.uppercased(), "\(head)/%2e/\(last)", "\(head)/x/../\(last)",
+                ]
+                for variant in variants {
+                    let response = try await client.execute(uri: variant, method: .post, headers: headers, body: ByteBuffer(string: "{}"))
+                    #expect([400, 404, 429].contains(response.status.code), "\(variant) answered \(response.status.code)")
+                }
+                #expect(upstream.hits.value == 1, "a spelling of \(entry.prefix) reached the service past its limit")
+            }
+        }
+    }
+
     @Test("a service that is down or not deployed gives a 503 problem")
     func upstreamFailures() async throws {
         try await withGateway { client, upstream in

@@ -235,6 +235,9 @@ struct MomentsTests {
             #expect(bombed.status.code == 422 && String(buffer: bombed.body).contains("image_too_many_pixels"))
             let lonely = try await h.upload(png, as: loner, contentType: "image/png")
             #expect(lonely.status == .conflict && String(buffer: lonely.body).contains("not_paired"))
+            // Nothing an unpaired user sends is parsed: whatever the bytes, the answer is that they are not paired.
+            let unparsed = try await h.upload(Array("not an image at all".utf8), as: loner, contentType: "image/png")
+            #expect(unparsed.status == .conflict && String(buffer: unparsed.body).contains("not_paired"))
             var headers: HTTPFields = [.authorization: "Bearer \(try await h.identity.token(user: a, app: .luckyday))", .contentType: "image/png"]
             headers[.accept] = "application/json"
             #expect(try await h.client.execute(uri: "/v1/moments", method: .post, headers: headers, body: ByteBuffer(bytes: png)).status == .forbidden)

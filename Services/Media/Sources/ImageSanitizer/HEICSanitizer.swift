@@ -35,6 +35,11 @@ enum HEICSanitizer {
     static let emptyExif: [UInt8] = [0, 0, 0, 0, 0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0]
     static let emptyXMP: [UInt8] = Array(#"<x:xmpmeta xmlns:x="adobe:ns:meta/"/>"#.utf8)
 
+    /// A photo has a handful of items (image tiles, a thumbnail, Exif, XMP) and each a few extents; far more is
+    /// not a photo from a phone but an attempt to make the parser work.
+    static let maxItems = 4_096
+    static let maxExtents = 8_192
+
     static func sanitize(_ data: [UInt8]) throws(ImageRejection) -> SanitizedImage {
         let b = Bytes(data)
         let top = try boxes(b, in: 0..<data.count)
@@ -88,6 +93,10 @@ enum HEICSanitizer {
         var out = data
         var removed: [String] = []
         if !metadataItems.isEmpty, let iloc = children.first(where: { $0.type == "iloc" }) {
+            // Where the metadata lies, collected first and written once: a crafted `iloc` can name the same bytes
+            // (or, with zero lengths, the rest of the file) in thousands of extents, and rewriting per extent would
+            // take time growing with the square of the file.
+            var ranges: [(range: Range<Int>, kind: String)] = []
             let idat = children.first(where: { $0.type == "idat" })
             let version = try b.u8(iloc.payload)
             var p = iloc.payload + 4
@@ -97,6 +106,8 @@ enum HEICSanitizer {
             p += 2
             let count = version < 2 ? try b.be16(p) : try b.be32(p)
             p += version < 2 ? 2 : 4
+            guard count <= Self.maxItems else { throw .malformed("more than \(Self.maxItems) items in iloc") }
+            var extentsSeen = 0
             for _ in 0..<count {
                 let itemID = version < 2 ? try b.be16(p) : try b.be32(p)
                 p += version < 2 ? 2 : 4
@@ -107,6 +118,8 @@ enum HEICSanitizer {
                 p += baseSize
                 let extents = try b.be16(p)
                 p += 2
+                extentsSeen += extents
+                guard extentsSeen <= Self.maxExtents else { throw .malformed("more than \(Self.maxExtents) extents in iloc") }
                 for _ in 0..<extents {
                     p += indexSize
                     let offset = try b.beN(p, size: offsetSize)
@@ -119,14 +132,21 @@ enum HEICSanitizer {
                     let start = try Bytes.add(origin, try Bytes.add(base, offset))
                     let end = length == 0 ? (method == 1 ? (idat?.end ?? data.count) : data.count) : try Bytes.add(start, length)
                     guard start >= 0, start <= end, end <= data.count else { throw .truncated("metadata item outside the file") }
-                    let replacement = kind == "EXIF" ? Self.emptyExif : Self.emptyXMP
-                    let filler: UInt8 = kind == "EXIF" ? 0 : 0x20
-                    for k in start..<end {
-                        let index = k - start
-                        out[k] = index < replacement.count && end - start >= replacement.count ? replacement[index] : filler
-                    }
+                    ranges.append((start..<end, kind))
                     if !removed.contains(kind) { removed.append(kind) }
                 }
+            }
+            // Each byte is overwritten at most once: ranges in order, skipping what an earlier one already covered.
+            var written = 0
+            for (range, kind) in ranges.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+                let replacement = kind == "EXIF" ? Self.emptyExif : Self.emptyXMP
+                let filler: UInt8 = kind == "EXIF" ? 0 : 0x20
+                let fits = range.count >= replacement.count
+                for k in max(range.lowerBound, written)..<max(range.upperBound, written) {
+                    let index = k - range.lowerBound
+                    out[k] = fits && index < replacement.count ? replacement[index] : filler
+                }
+                written = max(written, range.upperBound)
             }
         }
         return SanitizedImage(format: .heic, width: width, height: height, decodedPixels: codedWidth * codedHeight, bytes: out, removed: removed)

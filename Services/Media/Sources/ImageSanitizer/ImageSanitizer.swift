@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Checks that bytes really are a JPEG, PNG, WebP or HEIC image (magic bytes *and* a structural parse, never the
 /// client's content type), bounds its pixel count, and removes the metadata that could reveal a person: EXIF
 /// (camera, GPS), XMP, IPTC, comments and text chunks. Pixels are never decoded or re-encoded.
@@ -124,4 +126,24 @@ struct Bytes {
         }
         return data[range]
     }
+}
+
+extension ImageSanitizer {
+    /// Parsing is CPU work on attacker-controlled bytes: in a server whose Swift tasks run on the network event
+    /// loops it must not run there, or one upload would hold every connection of that loop. This runs it on a
+    /// queue of its own and suspends the caller meanwhile.
+    public func sanitizeInBackground(_ bytes: [UInt8]) async throws(ImageRejection) -> SanitizedImage {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<SanitizedImage, ImageRejection>, Never>) in
+            Self.queue.async {
+                do throws(ImageRejection) {
+                    continuation.resume(returning: .success(try sanitize(bytes)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private static let queue = DispatchQueue(label: "lantern.image-sanitizer", qos: .userInitiated, attributes: .concurrent)
 }

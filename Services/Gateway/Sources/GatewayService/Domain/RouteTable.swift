@@ -1,7 +1,7 @@
 /// Which service answers which public path (the table of docs/architecture.md).
 ///
-/// Matching is by path prefix on segment boundaries: `/v1/me` matches `/v1/me` and `/v1/me/devices/x`, not
-/// `/v1/meow`. The first matching entry wins, so more specific entries come first.
+/// Matching is by path prefix on segment boundaries, ignoring ASCII case: `/v1/me` matches `/v1/me`, `/V1/Me` and
+/// `/v1/me/devices/x`, not `/v1/meow`. The first matching entry wins, so more specific entries come first.
 public struct RouteTable: Sendable {
     public struct Entry: Sendable, Equatable {
         public var prefix: String
@@ -51,9 +51,22 @@ public struct RouteTable: Sendable {
         "pairly": [("pairing", "identity"), ("moment", "media")],
     ])
 
+    /// The entry for a canonical path (`CanonicalPath`). Prefixes match without regard to ASCII case, so
+    /// `/v1/pairing/JOIN` is the invite-code route with its limits, whatever another router would make of it.
     public func match(_ path: String) -> Entry? {
         entries.first { entry in
-            path == entry.prefix || (path.hasPrefix(entry.prefix) && path.dropFirst(entry.prefix.count).first == "/")
+            let prefix = entry.prefix.utf8, head = path.utf8.prefix(prefix.count)
+            guard head.count == prefix.count, zip(head, prefix).allSatisfy({ Self.lower($0) == Self.lower($1) }) else { return false }
+            return path.utf8.count == prefix.count || path.utf8.dropFirst(prefix.count).first == UInt8(ascii: "/")
         }
+    }
+
+    /// `path` as the service is sent it: the entry's own spelling of the prefix, then the rest as it came.
+    public func forwardedPath(_ path: String, for entry: Entry) -> String {
+        entry.prefix + String(decoding: path.utf8.dropFirst(entry.prefix.utf8.count), as: UTF8.self)
+    }
+
+    private static func lower(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 }

@@ -26,8 +26,8 @@ struct ProxyMiddleware: RouterMiddleware {
     let configuration: GatewayConfiguration
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let path = request.uri.path
-        try Self.checkPath(path)
+        // One canonical path for routing, limits and forwarding alike (the matched prefix in the table's spelling).
+        let path = try CanonicalPath(request.uri.path).path
         guard let route = routes.match(path) else { return try await next(request, context) }
         var context = context
         if !route.isPublic {
@@ -41,7 +41,8 @@ struct ProxyMiddleware: RouterMiddleware {
             throw Problem(status: 503, code: "service_unavailable", title: "Service unavailable",
                           detail: "\(route.service) is not deployed on this server.")
         }
-        return try await forward(request, context: context, to: upstream, service: route.service, clientAddress: address)
+        return try await forward(request, path: routes.forwardedPath(path, for: route), context: context, to: upstream,
+                                 service: route.service, clientAddress: address)
     }
 
     /// Sign-in routes: a bucket per client address (credential guessing); code guessing: per user and per
@@ -61,23 +62,6 @@ struct ProxyMiddleware: RouterMiddleware {
         }
     }
 
-    /// Refuses dot segments (they would let a path escape its prefix upstream) and anything internal.
-    static func checkPath(_ path: String) throws {
-        // Fast path: with no percent sign, dot or backslash, and no "internal" anywhere, there is nothing to refuse.
-        if !path.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "\\") }),
-           !path.lowercased().contains("internal") {
-            return
-        }
-        let decoded = (path.removingPercentEncoding ?? path).lowercased()
-        let segments = decoded.split(separator: "/", omittingEmptySubsequences: false)
-        if segments.contains(where: { $0 == "." || $0 == ".." }) || decoded.contains("\\") {
-            throw Problem.badRequest("The path must not contain '.' or '..' segments.", code: "invalid_path")
-        }
-        if segments.contains("internal") {
-            throw Problem.notFound("No route for this path.", code: "route_not_found")
-        }
-    }
-
     func clientAddress(_ request: Request, context: Context) -> String {
         if configuration.trustForwardedFor, let forwarded = request.headers[.xForwardedFor],
            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
@@ -92,8 +76,9 @@ struct ProxyMiddleware: RouterMiddleware {
     static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                                         "transfer-encoding", "upgrade", "host", "content-length"]
 
-    func forward(_ request: Request, context: Context, to upstream: URL, service: String, clientAddress: String) async throws -> Response {
-        var outbound = HTTPClientRequest(url: upstream.absoluteString.trimmingSuffix("/") + request.uri.description)
+    func forward(_ request: Request, path: String, context: Context, to upstream: URL, service: String, clientAddress: String) async throws -> Response {
+        let query = request.uri.query.map { "?" + $0 } ?? ""
+        var outbound = HTTPClientRequest(url: upstream.absoluteString.trimmingSuffix("/") + path + query)
         outbound.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers where !Self.hopByHop.contains(field.name.canonicalName) && field.name != .xForwardedFor {
             outbound.headers.add(name: field.name.rawName, value: field.value)

@@ -37,9 +37,11 @@ enum SharingFailure: Error, Equatable {
 
 /// Sharing a Pairly moment: one photo from a partner replaces the other partner's current one.
 ///
-/// The order is what keeps bytes and rows consistent: the cleaned bytes are written first, the row (with its event,
-/// frame and pushes) is committed next, and only then are the replaced bytes deleted; a failed commit deletes the
-/// new bytes again. A retried upload with the same Idempotency-Key and body gets the first answer.
+/// Nothing of an unpaired user's upload is parsed, and parsing runs off the event loops
+/// (`ImageSanitizer.sanitizeInBackground`). The order is what keeps bytes and rows consistent: the cleaned bytes
+/// are written first, the row (with its event, frame and pushes) is committed next, and only then are the replaced
+/// bytes deleted; a failed commit deletes the new bytes again. A retried upload with the same Idempotency-Key and
+/// body gets the first answer.
 struct MomentSharing: Sendable {
     enum Outcome: Sendable, Equatable {
         case stored(MomentReceipt)
@@ -57,13 +59,14 @@ struct MomentSharing: Sendable {
         if let idempotencyKey, let previous = try await records.previousUpload(sender: sender, key: idempotencyKey, requestHash: requestHash) {
             return .replayed(previous)
         }
+        // Only a paired user's bytes are parsed at all: the sanitizer is the attack surface.
+        guard let receiver = try await records.partner(of: sender) else { throw SharingFailure.notPaired }
         let image: SanitizedImage
         do {
-            image = try sanitizer.sanitize(bytes)
+            image = try await sanitizer.sanitizeInBackground(bytes)
         } catch {
             throw SharingFailure.rejected(error)
         }
-        guard let receiver = try await records.partner(of: sender) else { throw SharingFailure.notPaired }
         let now = clock.now()
         let moment = Moment(id: UUID.v7(at: now), senderID: sender, receiverID: receiver, senderName: try await records.displayName(of: sender),
                             storageKey: UUID().lowercased, contentType: image.format.contentType, byteSize: image.bytes.count,
