@@ -143,14 +143,17 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     private static func withArgv<R>(_ arguments: [String], _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> R) -> R {
-        // Binary-safe: lengths are passed explicitly, so payloads may contain NUL bytes.
-        let buffers: [[CChar]] = arguments.map { Array($0.utf8CString) }
+        // Binary-safe: lengths are passed explicitly, so payloads may contain NUL bytes. Every argument lives in one
+        // buffer, and the pointers into it are made and used inside the same `withUnsafeBufferPointer`.
         let lengths: [Int] = arguments.map { $0.utf8.count }
-        var pointers: [UnsafePointer<CChar>?] = []
-        pointers.reserveCapacity(buffers.count)
-        return withExtendedLifetime(buffers) {
-            for buffer in buffers {
-                buffer.withUnsafeBufferPointer { pointers.append($0.baseAddress) }
+        let bytes: [CChar] = arguments.flatMap { $0.utf8CString }
+        return bytes.withUnsafeBufferPointer { all in
+            var pointers: [UnsafePointer<CChar>?] = []
+            pointers.reserveCapacity(arguments.count)
+            var offset = 0
+            for length in lengths {
+                pointers.append(all.baseAddress.map { $0 + offset })
+                offset += length + 1  // each argument is followed by its NUL
             }
             return pointers.withUnsafeMutableBufferPointer { argv in
                 lengths.withUnsafeBufferPointer { lens in

@@ -57,12 +57,15 @@ public actor RemoteKeySet {
             inFlight = task
             lastAttempt = .now
         }
-        defer { inFlight = nil }
+        // Only the fetch this call waited for is cleared: a later waiter must not drop a newer fetch in flight.
+        defer { if inFlight == task { inFlight = nil } }
         do {
             try await task.value
         } catch where keys != nil {
             // Keep serving the old keys when the key server is briefly down.
             logger.warning("key set refresh failed; keeping cached keys", metadata: ["url": "\(url)", "error": "\(error)"])
+        } catch let unavailable as KeySetUnavailable {
+            throw unavailable
         } catch {
             throw KeySetUnavailable(reason: "\(error)")
         }

@@ -24,7 +24,7 @@ private struct CodeExpired: Error, Equatable {}
 
 @Suite("LanternDatabase: SQL scripts")
 struct SQLScriptTests {
-    @Test("SQLScript splits on semicolons but not inside quotes, -- comments or dollar-quoted bodies")
+    @Test("SQLScript splits on semicolons but not inside strings (E'' too), quoted identifiers, comments (-- and nested /* */) or dollar-quoted bodies")
     func statements() {
         let script = """
             CREATE TABLE a (x text DEFAULT 'a;b');
@@ -45,6 +45,9 @@ struct SQLScriptTests {
             "DO $body$ BEGIN PERFORM 'x;y'; PERFORM $$;$$; END $body$",
             "SELECT $1",
         ])
+        #expect(SQLScript.statements("/* one; two /* nested; */ still; */ SELECT 1; SELECT 2") == ["SELECT 1", "SELECT 2"])
+        #expect(SQLScript.statements(#"CREATE TABLE "a;b" (n int); SELECT 1"#) == [#"CREATE TABLE "a;b" (n int)"#, "SELECT 1"])
+        #expect(SQLScript.statements(#"SELECT E'it\'s; x'; SELECT 'a\'; SELECT 2"#) == [#"SELECT E'it\'s; x'"#, #"SELECT 'a\'"#, "SELECT 2"])
         #expect(SQLScript.statements("") == [])
         #expect(SQLScript.statements("  -- only a comment; really\n ; ") == [])
     }
