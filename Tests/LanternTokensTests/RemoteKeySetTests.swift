@@ -36,34 +36,40 @@ struct RemoteKeySetTests {
         let a = try FakeIdentityProvider.makeKey(kid: "a"), b = try FakeIdentityProvider.makeKey(kid: "b")
         provider.publish([a])
         try await provider.serve { url in
-            let keySet = RemoteKeySet(url: url.absoluteString, httpClient: .shared, maxAge: .seconds(3600),
-                                      minRefreshInterval: .milliseconds(500), logger: TestEnvironment.logger)
-            let keys = try await keySet.keys(for: "a")
+            // No wall clock in the assertions: one key set whose interval cannot pass during the test, one whose
+            // interval is zero.
+            let patient = RemoteKeySet(url: url.absoluteString, httpClient: .shared, maxAge: .seconds(3600),
+                                       minRefreshInterval: .seconds(3600), logger: TestEnvironment.logger)
+            let keys = try await patient.keys(for: "a")
             #expect(provider.fetchCount.withLock { $0 } == 1)
             let signedByA = try await provider.idToken(key: a, claims: claims(sub: "by-a"))
             #expect(try await keys.verify(signedByA, as: AccessClaims.self).sub == "by-a")
 
-            _ = try await keySet.keys(for: "a")
-            _ = try await keySet.keys(for: nil)
+            _ = try await patient.keys(for: "a")
+            _ = try await patient.keys(for: nil)
             #expect(provider.fetchCount.withLock { $0 } == 1)
 
-            // The issuer rotates; a token names the new kid right away: within minRefreshInterval no fetch happens.
+            // The issuer rotates; a token names the new kid right away: within minRefreshInterval no fetch happens,
+            // and a flood of made-up kids costs no fetches either.
             provider.publish([a, b])
-            #expect(await tokenErrorCode { try await keySet.keys(for: "b") } == "unknown_key")
+            #expect(await tokenErrorCode { try await patient.keys(for: "b") } == "unknown_key")
+            for kid in ["x", "y", "z"] {
+                #expect(await tokenErrorCode { try await patient.keys(for: kid) } == "unknown_key")
+            }
             #expect(provider.fetchCount.withLock { $0 } == 1)
 
-            // Once the interval has passed, the unknown kid is fetched at once (the cache is far from maxAge).
-            try await Task.sleep(for: .milliseconds(550))
-            let rotated = try await keySet.keys(for: "b")
+            // Once the interval has passed (here: none), the unknown kid is fetched at once, though the cache is far
+            // from maxAge.
+            let eager = RemoteKeySet(url: url.absoluteString, httpClient: .shared, maxAge: .seconds(3600),
+                                     minRefreshInterval: .zero, logger: TestEnvironment.logger)
+            provider.publish([a])
+            _ = try await eager.keys(for: "a")
             #expect(provider.fetchCount.withLock { $0 } == 2)
+            provider.publish([a, b])
+            let rotated = try await eager.keys(for: "b")
+            #expect(provider.fetchCount.withLock { $0 } == 3)
             let signedByB = try await provider.idToken(key: b, claims: claims(sub: "by-b"))
             #expect(try await rotated.verify(signedByB, as: AccessClaims.self).sub == "by-b")
-
-            // A flood of made-up kids right after a fetch costs no fetches.
-            for kid in ["x", "y", "z"] {
-                #expect(await tokenErrorCode { try await keySet.keys(for: kid) } == "unknown_key")
-            }
-            #expect(provider.fetchCount.withLock { $0 } == 2)
         }
     }
 

@@ -32,7 +32,7 @@ struct SocketIOConnections: Sendable {
 
     func handler() -> WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context> {
         { inbound, outbound, _ in
-            let lastPong = PongClock()
+            let lastPong = LastPong()
             let engineSID = Self.randomID()
             let open: [String: JSONValue] = ["sid": .string(engineSID), "upgrades": .array([]), "pingInterval": .number(Double(pingInterval.milliseconds)),
                                              "pingTimeout": .number(Double(pingTimeout.milliseconds)), "maxPayload": .number(Double(Self.maxPayload))]
@@ -44,7 +44,7 @@ struct SocketIOConnections: Sendable {
                 group.addTask {
                     while true {
                         try await Task.sleep(for: pingInterval)
-                        if ContinuousClock.now - lastPong.value > pingInterval + pingTimeout {
+                        if ContinuousClock.now - lastPong.instant > pingInterval + pingTimeout {
                             try await outbound.close(.goingAway, reason: "ping timeout")
                             return
                         }
@@ -54,7 +54,7 @@ struct SocketIOConnections: Sendable {
                 loop: for try await message in inbound.messages(maxSize: Self.maxPayload) {
                     guard case .text(let text) = message, let type = text.first else { continue }
                     switch type {
-                    case "3": lastPong.touch()
+                    case "3": lastPong.record()
                     case "2": try await outbound.write(.text("3" + text.dropFirst()))  // a client ping (probe)
                     case "1": break loop
                     case "4":
@@ -132,9 +132,10 @@ struct SocketIOConnections: Sendable {
     }
 }
 
-/// When the client last answered a ping.
-final class PongClock: Sendable {
+/// When the client last answered a ping (Engine.IO `3`): the heartbeat closes a connection silent for longer than
+/// the ping interval plus the ping timeout.
+final class LastPong: Sendable {
     private let last = Mutex(ContinuousClock.now)
-    func touch() { last.withLock { $0 = .now } }
-    var value: ContinuousClock.Instant { last.withLock { $0 } }
+    func record() { last.withLock { $0 = .now } }
+    var instant: ContinuousClock.Instant { last.withLock { $0 } }
 }
