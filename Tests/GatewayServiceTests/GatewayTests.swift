@@ -179,7 +179,16 @@ struct GatewayTests {
         for entry in limited {
             try await withGateway(["RATE_LIMIT_SIGNIN_PER_MINUTE": "1", "RATE_LIMIT_CODE_GUESS_PER_MINUTE": "1"]) { client, upstream in
                 var headers: HTTPFields = [.contentType: "application/json"]
-                if !entry.isPublic { headers[.authorization] = "Bearer \(try await upstream.token())" }
+                if !entry.isPublic {
+                    headers[.authorization] = "Bearer \(try await upstream.token())"
+                    // The gateway fetches identity's key set on first use; on a loaded machine that may take a retry.
+                    // Warm it on a route with another bucket, so the one counted request below cannot fail on it.
+                    let authorized = headers
+                    #expect(try await eventually {
+                        try await client.execute(uri: "/v1/me", method: .get, headers: authorized).status == .created
+                    })
+                }
+                let warmUp = upstream.hits.value
                 let first = try await client.execute(uri: entry.prefix, method: .post, headers: headers, body: ByteBuffer(string: "{}"))
                 #expect(first.status == .created, "\(entry.prefix)")
                 let segments = entry.prefix.split(separator: "/").map(String.init)
@@ -192,7 +201,7 @@ struct GatewayTests {
                     let response = try await client.execute(uri: variant, method: .post, headers: headers, body: ByteBuffer(string: "{}"))
                     #expect([400, 404, 429].contains(response.status.code), "\(variant) answered \(response.status.code)")
                 }
-                #expect(upstream.hits.value == 1, "a spelling of \(entry.prefix) reached the service past its limit")
+                #expect(upstream.hits.value == warmUp + 1, "a spelling of \(entry.prefix) reached the service past its limit")
             }
         }
     }

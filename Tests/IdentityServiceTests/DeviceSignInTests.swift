@@ -75,6 +75,11 @@ struct DeviceSignInTests {
             try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"displayName":"\#(String(repeating: "x", count: 41))"}"#)
                 .expectProblem(422, "validation_failed", field: "displayName")
             try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"timeZone":"Mars/Olympus"}"#).expectProblem(422, "validation_failed", field: "timeZone")
+            // Backward links and names without a slash are tz names too; ICU's custom offsets are not.
+            for zone in ["Asia/Calcutta", "Europe/Kiev", "US/Eastern", "Etc/GMT+12", "EST", "Cuba"] {
+                #expect(try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"timeZone":"\#(zone)"}"#).status == .ok, "\(zone)")
+            }
+            try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"timeZone":"GMT+05:00"}"#).expectProblem(422, "validation_failed", field: "timeZone")
             try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"locale":"english please"}"#).expectProblem(422, "validation_failed", field: "locale")
             try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"displayName":7}"#).expectProblem(422, "validation_failed", field: "displayName")
 

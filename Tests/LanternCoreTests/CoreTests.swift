@@ -80,3 +80,34 @@ struct ProblemTests {
         #expect(clock.now() == Date(timeIntervalSince1970: 90))
     }
 }
+
+@Suite("Time-zone names")
+struct TimeZoneNameTests {
+    /// Every zone and link name of the tz database on this machine (`tzdata.zi`: `Z name …`, `L target name`).
+    static func tzDatabaseNames() throws -> [String] {
+        let text = try String(contentsOfFile: "/usr/share/zoneinfo/tzdata.zi", encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            if fields.first == "Z", fields.count > 1 { return String(fields[1]) }
+            if fields.first == "L", fields.count > 2 { return String(fields[2]) }
+            return nil
+        }
+    }
+
+    @Test("every name of the tz database is valid, canonical names and backward links alike")
+    func wholeDatabase() throws {
+        let names = try Self.tzDatabaseNames()
+        #expect(names.count > 500)
+        #expect(names.filter { !TimeZoneName.isValid($0) } == [])
+        for name in ["Asia/Kolkata", "Asia/Calcutta", "Europe/Kyiv", "Europe/Kiev", "Asia/Saigon", "US/Eastern", "Etc/UTC", "Etc/GMT+12", "UTC", "EST", "GMT+0"] {
+            #expect(TimeZoneName.isValid(name), "\(name)")
+        }
+    }
+
+    @Test("what is not a tz name is refused: unknown, wrong case, ICU's custom offsets, paths")
+    func refused() {
+        for name in ["Mars/Olympus", "asia/kolkata", "utc", "GMT+05:00", "GMT+5", "+05:30", "../etc/passwd", "", String(repeating: "A", count: 65)] {
+            #expect(!TimeZoneName.isValid(name), "\(name)")
+        }
+    }
+}

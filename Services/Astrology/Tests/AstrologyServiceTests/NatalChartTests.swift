@@ -88,6 +88,30 @@ struct NatalChartTests {
         }
     }
 
+    @Test("every name of the tz database gets a chart and a Ba Zi reading (Asia/Kolkata, US/Eastern, Etc/GMT+12 …)")
+    func everyTimeZone() async throws {
+        let text = try String(contentsOfFile: "/usr/share/zoneinfo/tzdata.zi", encoding: .utf8)
+        let names = text.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            if fields.first == "Z", fields.count > 1 { return String(fields[1]) }
+            if fields.first == "L", fields.count > 2 { return String(fields[2]) }
+            return nil
+        }
+        #expect(names.count > 500)
+        try await AstrologyHarness.run { h in
+            var refused: [String] = []
+            for name in names {
+                let place = #"{"latitude":20.5,"longitude":78.9,"timeZone":"\#(name)"}"#
+                let chart = try await h.natal(#"{"date":"1990-04-15","time":"14:30","place":\#(place)}"#)
+                let bazi = try await h.client.execute(uri: "/v1/astrology/bazi", method: .post,
+                                                      headers: [.authorization: "Bearer \(h.token)", .contentType: "application/json"],
+                                                      body: ByteBuffer(string: #"{"date":"1990-04-15","time":"14:30","place":\#(place)}"#))
+                if chart.status != .ok || bazi.status != .ok { refused.append("\(name): \(chart.status.code)/\(bazi.status.code)") }
+            }
+            #expect(refused == [], "\(refused.count) of \(names.count) refused")
+        }
+    }
+
     @Test("unknown time: local noon, houses unreliable, said in a warning; the same data gives the same fingerprint")
     func unknownTime() async throws {
         try await AstrologyHarness.run { h in

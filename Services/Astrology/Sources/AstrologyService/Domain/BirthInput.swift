@@ -55,7 +55,7 @@ struct BirthInput: Sendable {
                 v.fail("place.longitude", "is required")
             }
             if let id = place.timeZone {
-                zone = TimeZone.knownTimeZoneIdentifiers.contains(id) || id == "UTC" ? TimeZone(identifier: id) : nil
+                zone = TimeZoneName.zone(id)
                 v.check(zone != nil, "place.timeZone", "must be an IANA time zone such as Europe/Kyiv")
             } else {
                 v.fail("place.timeZone", "is required (an IANA time zone such as Europe/Kyiv)")

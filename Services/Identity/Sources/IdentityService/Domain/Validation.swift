@@ -33,11 +33,6 @@ enum DisplayName {
     }
 }
 
-enum TimeZones {
-    static func isValid(_ identifier: String) -> Bool {
-        identifier.count <= 64 && TimeZone(identifier: identifier) != nil && (identifier.contains("/") || identifier == "UTC")
-    }
-}
 
 enum Locales {
     /// BCP 47 shape: a 2–3 letter language, then optional subtags (`en`, `uk`, `vi-VN`, `zh-Hant-TW`).

@@ -50,7 +50,7 @@ struct MeController: Sendable {
             }
         }
         if let zone = body.timeZone {
-            if TimeZones.isValid(zone) { changes.timeZone = zone } else { validator.fail("timeZone", "must be an IANA time zone such as Europe/Kyiv") }
+            if TimeZoneName.isValid(zone) { changes.timeZone = zone } else { validator.fail("timeZone", "must be an IANA time zone such as Europe/Kyiv") }
         }
         if let locale = body.locale {
             if Locales.isValid(locale) { changes.locale = locale } else { validator.fail("locale", "must be a language tag such as en, uk or vi-VN") }
@@ -76,7 +76,7 @@ struct MeController: Sendable {
                         body.platform == "ios" ? "must be the APNs device token in hex (64–200 characters)" : "must be the FCM registration token (1–4096 characters)")
         if let app = body.app { validator.check(app == user.app, "app", "must be the app of this account (\(user.app))") }
         if let locale = body.locale { validator.check(Locales.isValid(locale), "locale", "must be a language tag such as en, uk or vi-VN") }
-        if let zone = body.timeZone { validator.check(TimeZones.isValid(zone), "timeZone", "must be an IANA time zone such as Europe/Kyiv") }
+        if let zone = body.timeZone { validator.check(TimeZoneName.isValid(zone), "timeZone", "must be an IANA time zone such as Europe/Kyiv") }
         try validator.validate()
         guard let app = AppID(rawValue: user.app) else { throw Problem.accountDeleted }
         let device = Device(deviceId: deviceID, app: user.app, platform: body.platform, pushToken: body.pushToken,
