@@ -1,5 +1,5 @@
 # Lantern: two commands on a fresh machine — `make up` starts the stack, `make test` runs every test.
-.PHONY: up down test bench build
+.PHONY: up down test bench build deploy-files
 
 up:    ## install what is missing, start PostgreSQL, Redis and every service; prints the gateway URL
 	@bash scripts/up.sh
@@ -15,3 +15,6 @@ bench: ## build release binaries and run the benchmarks of docs/benchmarks.md
 
 build:
 	@swift build
+
+deploy-files: ## assemble docker-compose.yml and infra/k8s/lantern.yaml from Services/services.tsv and each Services/<Folder>/deploy/
+	@bash scripts/deploy-files.sh

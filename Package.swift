@@ -24,15 +24,105 @@ let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-htt
 let nioFoundation = Target.Dependency.product(name: "NIOFoundationCompat", package: "swift-nio")
 let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
 
+/// A service of the stack: everything in `Services/<folder>/` — its library (`Sources/<library>`, the code; tests
+/// import it), a one-line executable (`Sources/<executable>`) and its tests (`Tests/<library>Tests`).
+///
+/// The executables are also listed in `Services/services.tsv` with their ports (scripts, the image, the deployment
+/// tests read that); a deployment test checks that the two agree. SwiftPM caches a manifest by its text, so a
+/// manifest that read the list or the folders itself would not notice a new service: the entry below is the one
+/// line a new service adds here.
+struct Service {
+    var executable: String
+    var folder: String
+    var library: String
+    var dependencies: [Target.Dependency]
+    var resources: [Resource]
+    var testDependencies: [Target.Dependency]
+    var testExclude: [String]
+
+    init(_ executable: String, folder: String, library: String, dependencies: [Target.Dependency],
+         resources: [Resource] = [.copy("Migrations")], testDependencies: [Target.Dependency] = [],
+         testExclude: [String] = []) {
+        self.executable = executable
+        self.folder = folder
+        self.library = library
+        self.dependencies = dependencies
+        self.resources = resources
+        self.testDependencies = testDependencies
+        self.testExclude = testExclude
+    }
+
+    var targets: [Target] {
+        [
+            .target(
+                name: library,
+                dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternHTTP", hummingbird, lifecycle,
+                               logging] + dependencies,
+                path: "Services/\(folder)/Sources/\(library)",
+                resources: resources,
+                swiftSettings: strict
+            ),
+            .executableTarget(
+                name: executable,
+                dependencies: [.target(name: library), "LanternHTTP"],
+                path: "Services/\(folder)/Sources/\(executable)",
+                swiftSettings: strict
+            ),
+            .testTarget(
+                name: "\(library)Tests",
+                dependencies: [.target(name: library), "LanternContracts", "LanternCore", "LanternTestSupport",
+                               hummingbird, hummingbirdTesting] + testDependencies,
+                path: "Services/\(folder)/Tests/\(library)Tests",
+                exclude: testExclude,
+                swiftSettings: strict
+            ),
+        ]
+    }
+}
+
+/// The services, in the order of `Services/services.tsv`.
+let services: [Service] = [
+    Service(
+        "identity", folder: "Identity", library: "IdentityService",
+        dependencies: ["LanternDatabase", "LanternEvents", "LanternRedis", "LanternTokens", postgres, jwt, crypto,
+                       httpClient, nioFoundation],
+        testDependencies: [jwt, crypto]
+    ),
+    Service(
+        "media", folder: "Media", library: "MediaService",
+        dependencies: ["ImageSanitizer", "LanternDatabase", "LanternEvents", "LanternRedis", "LanternTokens", httpTypes,
+                       postgres, crypto, httpClient, nioCore, nioPosix, nioFoundation,
+                       .product(name: "MultipartKit", package: "multipart-kit")],
+        testDependencies: [postgres]
+    ),
+    Service(
+        "astrology", folder: "Astrology", library: "AstrologyService",
+        dependencies: ["Ephemeris", "LanternDatabase", "LanternTokens", postgres, crypto, httpClient],
+        testDependencies: ["Ephemeris", "LanternDatabase", postgres]
+    ),
+    Service(
+        "push-worker", folder: "PushWorker", library: "PushWorker",
+        dependencies: ["LanternDatabase", "LanternEvents", "LanternRedis", postgres, jwt, crypto, httpClient, nioSSL,
+                       nioPosix, nioCore, nioFoundation, metrics],
+        resources: [.copy("Migrations"), .copy("Catalogue")],
+        testDependencies: ["LanternEvents", "LanternRedis", jwt, crypto, postgres, httpClient, nioSSL]
+    ),
+    Service(
+        "gateway", folder: "Gateway", library: "GatewayService",
+        dependencies: ["LanternRedis", "LanternTokens", "LanternEvents",
+                       .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), httpTypes, httpClient,
+                       crypto, nioFoundation],
+        resources: [.copy("openapi.yaml")],
+        testDependencies: ["LanternHTTP", "LanternEvents", "LanternRedis", nioPosix,
+                           .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
+        testExclude: ["Clients"]
+    ),
+]
+
 let package = Package(
     name: "Lantern",
     platforms: [.macOS(.v15)],
-    products: [
-        .executable(name: "gateway", targets: ["gateway"]),
-        .executable(name: "identity", targets: ["identity"]),
-        .executable(name: "media", targets: ["media"]),
-        .executable(name: "push-worker", targets: ["push-worker"]),
-        .executable(name: "astrology", targets: ["astrology"]),
+    products: services.map { .executable(name: $0.executable, targets: [$0.executable]) } + [
         .executable(name: "astrology-bench", targets: ["astrology-bench"]),
         .executable(name: "lantern-bench", targets: ["lantern-bench"]),
     ],
@@ -56,7 +146,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
-    targets: [
+    targets: services.flatMap(\.targets) + [
         // MARK: Shared libraries
         .target(
             name: "LanternCore",
@@ -113,73 +203,15 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Services (library + thin executable); the stack's list of executables is Services/services.tsv
-        .target(
-            name: "IdentityService",
-            dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents",
-                           "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, postgres, jwt, crypto,
-                           httpClient, lifecycle, nioFoundation],
-            path: "Services/Identity/Sources/IdentityService",
-            resources: [.copy("Migrations")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "identity",
-            dependencies: ["IdentityService", "LanternHTTP"],
-            path: "Services/Identity/Sources/identity",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "GatewayService",
-            dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternHTTP", "LanternRedis",
-                           "LanternTokens", "LanternEvents", hummingbird,
-                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), httpTypes,
-                           httpClient, crypto, lifecycle, nioFoundation],
-            path: "Services/Gateway/Sources/GatewayService",
-            resources: [.copy("openapi.yaml")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "gateway",
-            dependencies: ["GatewayService", "LanternHTTP"],
-            path: "Services/Gateway/Sources/gateway",
-            swiftSettings: strict
-        ),
-
+        // MARK: Parts of one service (the services themselves are `services` above)
         .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
-        .target(
-            name: "MediaService",
-            dependencies: ["ImageSanitizer", "LanternService", "LanternContracts", "LanternCore", "LanternDatabase",
-                           "LanternEvents", "LanternHTTP", "LanternRedis", "LanternTokens", hummingbird, httpTypes,
-                           postgres, crypto, httpClient, lifecycle, nioCore, nioPosix, nioFoundation,
-                           .product(name: "MultipartKit", package: "multipart-kit")],
-            path: "Services/Media/Sources/MediaService",
-            resources: [.copy("Migrations")],
+        .testTarget(
+            name: "ImageSanitizerTests",
+            dependencies: ["ImageSanitizer"],
+            path: "Services/Media/Tests/ImageSanitizerTests",
+            resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "media",
-            dependencies: ["MediaService", "LanternHTTP"],
-            path: "Services/Media/Sources/media",
-            swiftSettings: strict
-        ),
-
-        .target(
-            name: "PushWorker",
-            dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents",
-                           "LanternHTTP", "LanternRedis", hummingbird, postgres, jwt, crypto, httpClient, nioSSL,
-                           nioPosix, nioCore, nioFoundation, lifecycle, logging, metrics],
-            path: "Services/PushWorker/Sources/PushWorker",
-            resources: [.copy("Migrations"), .copy("Catalogue")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "push-worker",
-            dependencies: ["PushWorker", "LanternHTTP"],
-            path: "Services/PushWorker/Sources/push-worker",
-            swiftSettings: strict
-        ),
-
         // Astrology links the Swiss Ephemeris (AGPL-3.0): these targets, and only these, are under
         // Services/Astrology/LICENSE (a deployment test checks that nothing else depends on them).
         .systemLibrary(
@@ -191,21 +223,6 @@ let package = Package(
             name: "Ephemeris",
             dependencies: ["CSwissEph", nioPosix],
             path: "Services/Astrology/Sources/Ephemeris",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "AstrologyService",
-            dependencies: ["Ephemeris", "LanternService", "LanternContracts", "LanternCore", "LanternDatabase",
-                           "LanternHTTP", "LanternTokens", hummingbird, postgres, crypto, httpClient, lifecycle,
-                           logging],
-            path: "Services/Astrology/Sources/AstrologyService",
-            resources: [.copy("Migrations")],
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "astrology",
-            dependencies: ["AstrologyService", "LanternHTTP"],
-            path: "Services/Astrology/Sources/astrology",
             swiftSettings: strict
         ),
         .executableTarget(
@@ -283,52 +300,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "IdentityServiceTests",
-            dependencies: ["IdentityService", "LanternContracts", "LanternTestSupport", hummingbirdTesting, jwt,
-                           crypto],
-            path: "Tests/IdentityServiceTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "GatewayServiceTests",
-            dependencies: ["GatewayService", "LanternContracts", "LanternTestSupport", hummingbirdTesting,
-                           "LanternHTTP", "LanternEvents", "LanternRedis", nioPosix,
-                           .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
-            path: "Tests/GatewayServiceTests",
-            exclude: ["Clients"],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "ImageSanitizerTests",
-            dependencies: ["ImageSanitizer"],
-            path: "Tests/ImageSanitizerTests",
-            resources: [.copy("Fixtures")],
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "MediaServiceTests",
-            dependencies: ["MediaService", "LanternContracts", "LanternTestSupport", hummingbirdTesting, postgres],
-            path: "Tests/MediaServiceTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "PushWorkerTests",
-            dependencies: ["PushWorker", "LanternContracts", "LanternTestSupport", "LanternEvents", "LanternRedis",
-                           hummingbird, jwt, crypto, postgres, httpClient, nioSSL],
-            path: "Tests/PushWorkerTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "AstrologyServiceTests",
-            dependencies: ["AstrologyService", "Ephemeris", "LanternTestSupport", hummingbirdTesting, "LanternCore",
-                           "LanternDatabase", postgres],
-            path: "Services/Astrology/Tests/AstrologyServiceTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
             name: "DeploymentTests",
-            dependencies: ["IdentityService", "GatewayService", "MediaService", "PushWorker", "AstrologyService",
-                           "LanternContracts", "LanternCore", "LanternTestSupport"],
+            dependencies: ["LanternContracts", "LanternCore", "LanternTestSupport"],
             path: "Tests/DeploymentTests",
             swiftSettings: strict
         ),

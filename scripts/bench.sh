@@ -93,7 +93,7 @@ fi
 
 if part realtime; then
 say "Pairly real-time: upload → WebSocket at 50 uploads/s, then ${BENCH_IDLE_SOCKETS:-5000} idle WebSockets"
-"$BIN/lantern-bench" realtime --gateway http://127.0.0.1:18080 --image "$ROOT/Tests/ImageSanitizerTests/Fixtures/with-exif.jpg" \
+"$BIN/lantern-bench" realtime --gateway http://127.0.0.1:18080 --image "$ROOT/Services/Media/Tests/ImageSanitizerTests/Fixtures/with-exif.jpg" \
   --rate 50 --seconds 10 --idle "${BENCH_IDLE_SOCKETS:-5000}" --gateway-pid "$GATEWAY_PID" | tee -a "$OUT"
 fi
 

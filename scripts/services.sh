@@ -16,3 +16,8 @@ export_service_urls() {
     [ "$3" = "-" ] || export "$3=http://$host:$(($2 + offset))"
   done
 }
+
+# service_folder NAME: the folder of an executable under Services/ (push-worker → PushWorker).
+service_folder() {
+  awk -F- '{ for (i = 1; i <= NF; i++) printf "%s", toupper(substr($i, 1, 1)) substr($i, 2) }' <<< "$1"
+}

@@ -30,8 +30,8 @@ public struct Settings: Sendable {
     }
 
     /// Reads the process environment.
-    public static func environment() -> Settings {
-        Settings(reader: ConfigReader(provider: EnvironmentVariablesProvider()))
+    public static func environment(recorder: VariableRecorder? = nil) -> Settings {
+        Settings(reader: ConfigReader(provider: EnvironmentVariablesProvider()), recorder: recorder)
     }
 
     /// A fixed set of variables (tests, tools), written as environment variable names.
@@ -127,22 +127,32 @@ public final class VariableRecorder: Sendable {
     public var variables: Set<String> { names.withLock { $0 } }
 }
 
+/// A service's whole configuration, read and validated from `Settings` before anything starts.
+public protocol ServiceConfiguration: Sendable {
+    init(settings: Settings) throws
+    var process: ProcessSettings { get }
+}
+
 /// Settings every Lantern process reads.
 public struct ProcessSettings: Sendable {
     public var serviceName: String
     public var host: String
     public var port: Int
     public var logLevel: Logger.Level
+    /// The port when `HTTP_PORT` is not set (each service has its own; `Services/services.tsv` lists them).
+    public var defaultPort: Int
 
     public init(serviceName: String, host: String, port: Int, logLevel: Logger.Level) {
         self.serviceName = serviceName
         self.host = host
         self.port = port
         self.logLevel = logLevel
+        self.defaultPort = port
     }
 
     public init(serviceName: String, settings: Settings, defaultPort: Int) throws {
         self.serviceName = serviceName
+        self.defaultPort = defaultPort
         self.host = settings.string("http.host", default: "127.0.0.1")
         self.port = try settings.int("http.port", default: defaultPort, range: 0...65535)
         self.logLevel = try settings.logLevel()

@@ -12,10 +12,13 @@ import NIOPosix
 /// hiredis calls run on their own pools). A configuration mistake exits with 78 (EX_CONFIG) naming the variable;
 /// any other start-up failure exits with 1. Messages go to stderr.
 public enum ServiceMain {
-    public static func run<App: ApplicationProtocol>(_ name: String, _ build: (Settings) async throws -> App) async {
+    public static func run<Configuration: ServiceConfiguration, App: ApplicationProtocol>(
+        _ name: String, _ configuration: Configuration.Type, build: (Configuration) async throws -> App
+    ) async {
+        if CommandLine.arguments.dropFirst().first == "--print-variables" { printVariables(name, configuration) }
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         do {
-            let app = try await build(.environment())
+            let app = try await build(Configuration(settings: .environment()))
             try await app.runService()
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
@@ -25,6 +28,34 @@ public enum ServiceMain {
             exit(1)
         }
     }
+
+    /// `<executable> --print-variables`: reads the configuration from the environment as a start would, then prints
+    /// the variables it read and its default port as JSON and exits, starting nothing. The deployment tests run
+    /// it with each deployment file's environment, so compose, Kubernetes and the docs are checked against what
+    /// the executable really reads, with no list of services in the tests.
+    static func printVariables<Configuration: ServiceConfiguration>(_ name: String, _ configuration: Configuration.Type) -> Never {
+        let recorder = VariableRecorder()
+        do {
+            let settings = Settings.environment(recorder: recorder)
+            let process = try Configuration(settings: settings).process
+            let report = VariableReport(service: name, defaultPort: process.defaultPort, variables: recorder.variables.sorted())
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            FileHandle.standardOutput.write((try? encoder.encode(report)) ?? Data())
+            FileHandle.standardOutput.write(Data("\n".utf8))
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
+            exit(78)
+        }
+    }
+}
+
+/// What `--print-variables` prints.
+public struct VariableReport: Codable, Sendable {
+    public var service: String
+    public var defaultPort: Int
+    public var variables: [String]
 }
 
 extension ProcessSettings {

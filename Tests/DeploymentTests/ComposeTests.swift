@@ -1,55 +1,75 @@
 import Foundation
-import GatewayService
-import IdentityService
-import MediaService
-import AstrologyService
-import PushWorker
 import LanternContracts
 import LanternCore
 import LanternTestSupport
 import Testing
 
-/// There is no container engine on the build machines, so docker-compose.yml and infra/ are kept correct by
-/// construction: every executable has a service, and each service sets exactly variables its executable reads.
+/// There is no container engine on the build machines, so docker-compose.yml and the Kubernetes manifests are kept
+/// correct by construction: every executable of the list has its deployment files, and each sets exactly variables
+/// its executable reads. What an executable reads is asked of the executable itself (`--print-variables`), run
+/// with the environment compose gives it, so these tests hold no list of services of their own.
 @Suite("Container deployment")
 struct ComposeTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = ServiceList.root
 
-    /// The variables each executable reads, recorded while its configuration is built, and its default port.
-    static func configurations() throws -> [String: (variables: Set<String>, port: Int)] {
-        let identity = VariableRecorder()
-        let identityPort = try IdentityConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db", "GOOGLE_CLIENT_IDS": "a", "APPLE_CLIENT_IDS": "b"],
-                                                                      recorder: identity)).process.port
-        let gateway = VariableRecorder()
-        let gatewayPort = try GatewayConfiguration(settings: .fixed([:], recorder: gateway)).process.port
-        let media = VariableRecorder()
-        let mediaPort = try MediaConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: media)).process.port
-        let push = VariableRecorder()
-        let pushPort = try PushWorkerConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: push)).process.port
-        let astrology = VariableRecorder()
-        let astrologyPort = try AstrologyConfiguration(settings: .fixed(["DATABASE_URL": "postgres://u:p@h/db"], recorder: astrology)).process.port
-        return ["identity": (identity.variables, identityPort), "gateway": (gateway.variables, gatewayPort), "media": (media.variables, mediaPort),
-                "push-worker": (push.variables, pushPort), "astrology": (astrology.variables, astrologyPort)]
+    static func compose() throws -> Compose { try Compose.load(root.appendingPathComponent("docker-compose.yml")) }
+
+    static func kubernetes(_ service: ServiceList.Service) throws -> String {
+        try String(contentsOf: root.appendingPathComponent("Services/\(service.folder)/deploy/kubernetes.yaml"), encoding: .utf8)
     }
 
-    static func variablesRead() throws -> [String: Set<String>] { try configurations().mapValues(\.variables) }
+    /// What `service` reads when started with compose's environment for it (`${X:-default}` taken as its default).
+    /// Exit 0 means the configuration is valid there: compose sets every variable the service requires.
+    static func variables(of service: ServiceList.Service, compose: Compose) throws -> VariableReport {
+        let environment = (compose.services[service.name]?.environment ?? [:]).mapValues { value in
+            value.wholeMatch(of: /\$\{[A-Z0-9_]+:-(.*)\}/).map { String($0.1) } ?? value
+        }
+        let process = Process()
+        process.executableURL = ServiceList.binPath.appendingPathComponent(service.name)
+        process.arguments = ["--print-variables"]
+        process.environment = environment
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw StartFailure(service: service.name, status: process.terminationStatus, message: message) }
+        return try JSONDecoder().decode(VariableReport.self, from: data)
+    }
 
-    @Test("Services/services.tsv is the list: Package.swift's executables, compose, Kubernetes, the image and the default ports follow it")
+    static func reports() throws -> [String: VariableReport] {
+        let compose = try compose()
+        return try Dictionary(uniqueKeysWithValues: ServiceList.load().map { ($0.name, try variables(of: $0, compose: compose)) })
+    }
+
+    struct StartFailure: Error, CustomStringConvertible {
+        var service: String, status: Int32, message: String
+        var description: String { "\(service) --print-variables with compose's environment exited \(status): \(message)" }
+    }
+
+    /// The report of `--print-variables` (LanternHTTP's `VariableReport`; the tests do not link the services).
+    struct VariableReport: Decodable {
+        var service: String
+        var defaultPort: Int
+        var variables: Set<String>
+    }
+
+    @Test("Services/services.tsv is the list: Package.swift's executables, the folders, compose, Kubernetes and the default ports follow it")
     func oneList() throws {
         let services = try ServiceList.load()
         let names = services.map(\.name)
         let executables = try PackageManifest.load().products.filter(\.isExecutable).map(\.name).filter { !$0.hasSuffix("-bench") }
-        #expect(Set(executables) == Set(names), "executables of Package.swift and of Services/services.tsv differ")
-        let compose = try Compose.load(Self.root.appendingPathComponent("docker-compose.yml"))
-        let configurations = try Self.configurations()
-        #expect(Set(configurations.keys) == Set(names), "a service of the list has no configuration check here")
+        #expect(executables == names, "the executables of Package.swift's `services` and of Services/services.tsv differ (or their order)")
+        let compose = try Self.compose()
+        let reports = try Self.reports()
         for service in services {
             #expect(compose.services[service.name]?.environment["HTTP_PORT"] == String(service.port), "compose's port of \(service.name)")
-            let manifest = try String(contentsOf: Self.root.appendingPathComponent("infra/k8s/\(service.name).yaml"), encoding: .utf8)
-            #expect(manifest.contains("containerPort: \(service.port)"), "Kubernetes port of \(service.name)")
-            #expect(configurations[service.name]?.port == service.port, "default HTTP_PORT of \(service.name)")
+            #expect(try Self.kubernetes(service).contains("containerPort: \(service.port)"), "Kubernetes port of \(service.name)")
+            #expect(reports[service.name]?.defaultPort == service.port, "default HTTP_PORT of \(service.name)")
             if let variable = service.urlVariable {
-                #expect(configurations.values.contains { $0.variables.contains(variable) }, "nothing reads \(variable)")
+                #expect(reports.values.contains { $0.variables.contains(variable) }, "nothing reads \(variable)")
             }
         }
         let identity = try #require(services.first { $0.name == "identity" })
@@ -58,11 +78,23 @@ struct ComposeTests {
         #expect(dockerfile.contains("Services/services.tsv") && !dockerfile.contains("push-worker"), "the image builds what the list names")
     }
 
-    @Test("every executable in Package.swift has a compose service built from infra/Dockerfile")
+    @Test("docker-compose.yml and infra/k8s/lantern.yaml are what scripts/deploy-files.sh assembles from the list")
+    func deploymentFilesAssembled() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["bash", Self.root.appendingPathComponent("scripts/deploy-files.sh").path, "--check"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(message)")
+    }
+
+    @Test("every executable of the list has a compose service built from infra/Dockerfile")
     func executablesHaveServices() throws {
-        let executables = try ServiceList.load().map(\.name)
-        let compose = try Compose.load(Self.root.appendingPathComponent("docker-compose.yml"))
-        for name in executables {
+        let compose = try Self.compose()
+        for name in try ServiceList.load().map(\.name) {
             let service = try #require(compose.services[name], "no compose service for \(name)")
             #expect(service.dockerfile == "infra/Dockerfile" && service.buildArgs["SERVICE"] == name, "\(name)")
             #expect(service.environment["HTTP_PORT"] != nil && service.environment["HTTP_HOST"] == "0.0.0.0", "\(name)")
@@ -70,36 +102,46 @@ struct ComposeTests {
         #expect(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("infra/Dockerfile").path))
     }
 
-    @Test("compose sets only variables the executable reads, and every one it requires")
+    @Test("compose gives each executable every variable it requires and only variables it reads")
     func variablesMatch() throws {
-        let compose = try Compose.load(Self.root.appendingPathComponent("docker-compose.yml"))
-        let read = try Self.variablesRead()
-        let required: [String: Set<String>] = ["identity": ["DATABASE_URL", "REDIS_URL"], "gateway": ["REDIS_URL", "IDENTITY_URL", "MEDIA_URL"],
-                                               "media": ["DATABASE_URL", "REDIS_URL", "IDENTITY_URL", "MEDIA_STORAGE_DIR"],
-                                               "push-worker": ["DATABASE_URL", "REDIS_URL"], "astrology": ["DATABASE_URL", "IDENTITY_URL", "PLACES_FILE"]]
-        for (name, variables) in read {
-            let environment = Set(compose.services[name]?.environment.keys.map { $0 } ?? [])
-            #expect(environment.subtracting(variables).isEmpty, "\(name) sets variables it never reads: \(environment.subtracting(variables).sorted())")
-            #expect(required[name, default: []].isSubset(of: environment), "\(name) misses \(required[name, default: []].subtracting(environment).sorted())")
+        let compose = try Self.compose()
+        for service in try ServiceList.load() {
+            let report = try Self.variables(of: service, compose: compose)
+            let environment = Set(compose.services[service.name]?.environment.keys.map { $0 } ?? [])
+            #expect(environment.subtracting(report.variables).isEmpty,
+                    "\(service.name) sets variables it never reads: \(environment.subtracting(report.variables).sorted())")
+        }
+    }
+
+    @Test("a start without a required variable fails with exit 78 naming it")
+    func requiredVariableNamed() throws {
+        let identity = try #require(try ServiceList.load().first { $0.name == "identity" })
+        var compose = try Self.compose()
+        compose.services["identity"]?.environment["DATABASE_URL"] = nil
+        #expect {
+            _ = try Self.variables(of: identity, compose: compose)
+        } throws: { error in
+            guard let failure = error as? StartFailure else { return false }
+            return failure.status == 78 && failure.message.contains("DATABASE_URL")
         }
     }
 
     @Test("the Kubernetes manifests use variables the executables read")
     func kubernetesVariables() throws {
-        let read = try Self.variablesRead()
-        for name in try ServiceList.load().map(\.name) {
-            let text = try String(contentsOf: Self.root.appendingPathComponent("infra/k8s/\(name).yaml"), encoding: .utf8)
-            let names = Set(text.matches(of: /name: ([A-Z][A-Z0-9_]+)/).map { String($0.1) })
+        let reports = try Self.reports()
+        for service in try ServiceList.load() {
+            let names = Set(try Self.kubernetes(service).matches(of: /name: ([A-Z][A-Z0-9_]+)/).map { String($0.1) })
+            let read = reports[service.name]?.variables ?? []
             #expect(!names.isEmpty)
-            #expect(names.isSubset(of: read[name] ?? []), "\(name): \(names.subtracting(read[name] ?? []).sorted())")
+            #expect(names.isSubset(of: read), "\(service.name): \(names.subtracting(read).sorted())")
         }
     }
 
     @Test("the documented configuration names every variable the executables read")
     func configurationDocumented() throws {
         let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
-        for (name, variables) in try Self.variablesRead() {
-            for variable in variables {
+        for (name, report) in try Self.reports() {
+            for variable in report.variables {
                 #expect(doc.contains("`\(variable)`"), "\(name) reads \(variable), which docs/configuration.md does not mention")
             }
         }

@@ -5,8 +5,7 @@ import Testing
 @Suite("Pairly end to end through the gateway", .serialized)
 struct PairlyJourneyTests {
     static func fixture(_ name: String) throws -> [UInt8] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("ImageSanitizerTests/Fixtures/\(name)")
+        let url = ServiceList.root.appendingPathComponent("Services/Media/Tests/ImageSanitizerTests/Fixtures/\(name)")
         return Array(try Data(contentsOf: url))
     }
 

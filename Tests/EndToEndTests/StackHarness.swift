@@ -26,11 +26,7 @@ final class Stack: @unchecked Sendable {
         self.push = push
     }
 
-    static var binPath: URL {
-        if let path = ProcessInfo.processInfo.environment["LANTERN_BIN_PATH"] { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug")
-    }
+    static var binPath: URL { ServiceList.binPath }
 
     /// The gazetteer `make test` writes (scripts/gazetteer.py); `LANTERN_PLACES_FILE` overrides.
     static var placesFile: String {

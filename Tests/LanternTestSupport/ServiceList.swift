@@ -7,9 +7,20 @@ public struct ServiceList: Sendable {
         public var name: String
         public var port: Int
         public var urlVariable: String?
+
+        /// Its folder under `Services/` (`push-worker` → `PushWorker`).
+        public var folder: String {
+            name.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        }
     }
 
     public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Where the built executables are: `LANTERN_BIN_PATH` (set by `make test`), else the debug build folder.
+    public static var binPath: URL {
+        if let path = ProcessInfo.processInfo.environment["LANTERN_BIN_PATH"] { return URL(fileURLWithPath: path) }
+        return root.appendingPathComponent(".build/debug")
+    }
 
     /// The services in start order.
     public static func load() throws -> [Service] {

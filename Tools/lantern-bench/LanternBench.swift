@@ -116,7 +116,7 @@ struct Bus: AsyncParsableCommand {
 struct RealtimeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "realtime", abstract: "upload → WebSocket latency and idle WebSocket memory")
     @Option(help: "gateway base URL") var gateway = "http://127.0.0.1:18080"
-    @Option(help: "photo to upload") var image = "Tests/ImageSanitizerTests/Fixtures/with-exif.jpg"
+    @Option(help: "photo to upload") var image = "Services/Media/Tests/ImageSanitizerTests/Fixtures/with-exif.jpg"
     @Option(help: "uploads per second") var rate = 50
     @Option(help: "seconds of uploads") var seconds = 10
     @Option(help: "idle WebSocket connections to hold") var idle = 5_000

@@ -3,7 +3,7 @@ import LanternContracts
 import LanternCore
 
 /// Everything `astrology` reads at start-up (see docs/configuration.md).
-public struct AstrologyConfiguration: Sendable {
+public struct AstrologyConfiguration: ServiceConfiguration {
     /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
     public static let defaultPort = 8083
 

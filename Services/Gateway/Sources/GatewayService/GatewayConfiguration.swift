@@ -3,7 +3,7 @@ import LanternContracts
 import LanternCore
 
 /// Everything the gateway reads at start-up (see docs/configuration.md).
-public struct GatewayConfiguration: Sendable {
+public struct GatewayConfiguration: ServiceConfiguration {
     /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
     public static let defaultPort = 8080
 

@@ -2,4 +2,4 @@ import GatewayService
 import LanternHTTP
 
 // gateway: the only public entry. Configuration: docs/configuration.md.
-await ServiceMain.run("gateway") { try await buildGatewayApplication(GatewayConfiguration(settings: $0)) }
+await ServiceMain.run("gateway", GatewayConfiguration.self) { try await buildGatewayApplication($0) }

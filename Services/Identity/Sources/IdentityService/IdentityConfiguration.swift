@@ -3,7 +3,7 @@ import LanternContracts
 import LanternCore
 
 /// Everything `identity` reads at start-up (see docs/configuration.md).
-public struct IdentityConfiguration: Sendable {
+public struct IdentityConfiguration: ServiceConfiguration {
     /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
     public static let defaultPort = 8081
 

@@ -2,4 +2,4 @@ import IdentityService
 import LanternHTTP
 
 // identity: accounts, sessions, devices. Configuration: docs/configuration.md.
-await ServiceMain.run("identity") { try await buildIdentityApplication(IdentityConfiguration(settings: $0)) }
+await ServiceMain.run("identity", IdentityConfiguration.self) { try await buildIdentityApplication($0) }

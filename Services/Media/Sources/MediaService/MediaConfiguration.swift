@@ -3,7 +3,7 @@ import LanternContracts
 import LanternCore
 
 /// Everything `media` reads at start-up (see docs/configuration.md).
-public struct MediaConfiguration: Sendable {
+public struct MediaConfiguration: ServiceConfiguration {
     /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
     public static let defaultPort = 8082
 

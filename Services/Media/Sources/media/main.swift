@@ -2,4 +2,4 @@ import LanternHTTP
 import MediaService
 
 // media: Pairly moments (photos). Configuration: docs/configuration.md.
-await ServiceMain.run("media") { try await buildMediaApplication(MediaConfiguration(settings: $0)) }
+await ServiceMain.run("media", MediaConfiguration.self) { try await buildMediaApplication($0) }

@@ -6,7 +6,7 @@ import LanternCore
 ///
 /// A provider is used only when its credentials are complete; otherwise that platform's notifications go to
 /// the log provider, so the stack runs without Apple or Google accounts.
-public struct PushWorkerConfiguration: Sendable {
+public struct PushWorkerConfiguration: ServiceConfiguration {
     /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
     public static let defaultPort = 8087
 

@@ -2,4 +2,4 @@ import LanternHTTP
 import PushWorker
 
 // push-worker: APNs / FCM delivery of `lantern.jobs.push`. Configuration: docs/configuration.md.
-await ServiceMain.run("push-worker") { try await buildPushWorkerApplication(PushWorkerConfiguration(settings: $0)) }
+await ServiceMain.run("push-worker", PushWorkerConfiguration.self) { try await buildPushWorkerApplication($0) }

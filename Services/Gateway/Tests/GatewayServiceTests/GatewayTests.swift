@@ -329,8 +329,7 @@ func withTestGateway(_ mode: TestingSetup, _ extra: [String: String] = [:],
 /// Reads `paths:` of docs/api/openapi.yaml (path → methods) without a YAML library: the layout is fixed.
 enum OpenAPIDocument {
     static func paths() throws -> [(String, Set<String>)] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("docs/api/openapi.yaml")
+        let url = ServiceList.root.appendingPathComponent("docs/api/openapi.yaml")
         let text = try String(contentsOf: url, encoding: .utf8)
         var result: [(String, Set<String>)] = []
         var inPaths = false
