@@ -195,6 +195,13 @@ let package = Package(
         ),
 
         .target(
+            name: "LanternLLM",
+            dependencies: ["LanternCore", httpClient, crypto, logging, metrics, nioCore, nioFoundation,
+                           .product(name: "NIOHTTP1", package: "swift-nio")],
+            path: "Shared/LanternLLM",
+            swiftSettings: strict
+        ),
+        .target(
             name: "LanternService",
             dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
                            "LanternRedis", hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -247,7 +254,7 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "LanternTestSupport",
-            dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternRedis", "LanternEvents",
+            dependencies: ["LanternContracts", "LanternCore", "LanternLLM", "LanternDatabase", "LanternRedis", "LanternEvents",
                            "LanternTokens", postgres, hummingbird, crypto, jwt,
                            .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient,
                            lifecycle, logging, nioSSL, .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -291,6 +298,12 @@ let package = Package(
             name: "LanternRedisTests",
             dependencies: ["LanternRedis", "LanternCore", "LanternTestSupport"],
             path: "Tests/LanternRedisTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LanternLLMTests",
+            dependencies: ["LanternLLM", "LanternCore", "LanternTestSupport", httpClient],
+            path: "Tests/LanternLLMTests",
             swiftSettings: strict
         ),
         .testTarget(

@@ -5,6 +5,12 @@ extension Duration {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 
+    /// Whole nanoseconds (truncated), as NIO's `TimeAmount` wants them.
+    public var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
     /// Seconds as a `Double` (for `Date` arithmetic, rates and figures).
     public var inSeconds: Double {
         let (seconds, attoseconds) = components

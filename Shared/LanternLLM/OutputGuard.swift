@@ -1,0 +1,156 @@
+import Foundation
+
+/// Judges a model's answer before anyone sees it: length in user-visible characters (grapheme clusters, so an
+/// emoji or "й" counts once), the language asked for, and a blocklist (links, e-mail addresses, phone numbers,
+/// slurs, medical or financial directives).
+///
+/// An over-long answer is cut at the last sentence end that fits, and only when what remains still reads whole
+/// (at least half the limit, ending in a full stop, "!", "?" or "…"); otherwise it is a failure and the router
+/// falls back. A wrapping pair of quotes, which models like to add, is removed first.
+public struct OutputGuard: Sendable {
+    public let blocklist: Blocklist
+
+    public init(blocklist: Blocklist = .standard) { self.blocklist = blocklist }
+
+    public func check(_ raw: String, format: OutputFormat, rules: OutputRules) throws -> String {
+        switch format {
+        case .choice(let options):
+            let answer = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard options.contains(answer) else { throw ProviderFailure(.guardRejected, "not one of the options") }
+            return answer
+        case .json:
+            guard let data = raw.data(using: .utf8), (try? JSONSerialization.jsonObject(with: data)) is [String: Any] else {
+                throw ProviderFailure(.guardRejected, "not a JSON object")
+            }
+            return raw
+        case .text:
+            var text = Self.unwrapped(raw)
+            guard !text.isEmpty else { throw ProviderFailure(.guardRejected, "empty") }
+            if let limit = rules.maxCharacters, text.count > limit {
+                guard let cut = Self.cut(text, to: limit) else {
+                    throw ProviderFailure(.guardRejected, "\(text.count) characters, over \(limit), with no whole sentence to keep")
+                }
+                text = cut
+            }
+            if let problem = LanguageCheck.problem(text, expected: rules.language) { throw ProviderFailure(.guardRejected, problem) }
+            if let hit = blocklist.firstHit(in: text) { throw ProviderFailure(.guardRejected, "blocklisted: \(hit)") }
+            return text
+        }
+    }
+
+    /// Trims whitespace and one pair of wrapping quotes (straight, curly or guillemets).
+    static func unwrapped(_ raw: String) -> String {
+        var text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pairs: [(Character, Character)] = [("\"", "\""), ("“", "”"), ("«", "»"), ("'", "'")]
+        if text.count >= 2, let first = text.first, let last = text.last, pairs.contains(where: { $0.0 == first && $0.1 == last }) {
+            text = String(text.dropFirst().dropLast()).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return text
+    }
+
+    static let sentenceEnds: Set<Character> = [".", "!", "?", "…"]
+
+    /// The longest prefix of whole sentences within `limit` characters, if it keeps at least half of it.
+    static func cut(_ text: String, to limit: Int) -> String? {
+        let prefix = text.prefix(limit)
+        var end: String.Index?
+        var index = prefix.startIndex
+        while index < prefix.endIndex {
+            let next = prefix.index(after: index)
+            // A sentence ends at . ! ? … followed by a space, a closing quote or the end of the text.
+            if sentenceEnds.contains(prefix[index]) {
+                let following = next < text.endIndex ? text[next] : " "
+                if following.isWhitespace || following == "\"" || following == "”" || following == "»" { end = next }
+            }
+            index = next
+        }
+        guard let end else { return nil }
+        let kept = String(text[..<end]).trimmingCharacters(in: .whitespaces)
+        return kept.count * 2 >= limit ? kept : nil
+    }
+}
+
+/// What an answer must not contain, as patterns and words (matched on word boundaries, case-insensitively).
+public struct Blocklist: Sendable {
+    public var patterns: [(name: String, regex: String)]
+    public var words: Set<String>
+    public var phrases: [String]
+
+    public init(patterns: [(name: String, regex: String)], words: Set<String>, phrases: [String]) {
+        self.patterns = patterns
+        self.words = words
+        self.phrases = phrases
+    }
+
+    /// Links, e-mail addresses and phone numbers; the worst slurs; phrases that tell a reader what to do about
+    /// their health or money (a fortune or a roast may talk about both, never prescribe).
+    public static let standard = Blocklist(
+        patterns: [
+            ("link", #"(?i)\b(?:https?://|www\.)\S+"#),
+            ("link", #"(?i)\b[a-z0-9-]+\.(?:com|net|org|io|ru|ua|info|biz|xyz|app|ly)\b"#),
+            ("e-mail", #"(?i)\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b"#),
+            ("phone", #"\+?\d[\d\s().-]{6,}\d"#),
+        ],
+        words: ["nigger", "nigga", "faggot", "fag", "retard", "retarded", "kike", "spic", "chink", "tranny", "dyke", "wetback",
+                "gook", "coon", "kurwa", "хохол", "жид", "москаль", "підар", "пидор"],
+        phrases: [
+            "stop taking your", "stop your medication", "skip your medication", "double your dose", "increase your dose",
+            "instead of seeing a doctor", "don't see a doctor", "do not see a doctor", "no need for a doctor",
+            "invest in", "buy shares", "buy stock", "sell your shares", "put your savings", "take out a loan",
+            "bet on", "bet your", "buy crypto", "buy bitcoin", "lottery ticket", "guaranteed return",
+            "припиніть приймати", "не йдіть до лікаря", "інвестуйте в", "візьміть кредит", "купіть акції",
+        ])
+
+    /// The first thing in `text` that is blocked, named for logs (never the text itself).
+    public func firstHit(in text: String) -> String? {
+        for (name, pattern) in patterns where text.range(of: pattern, options: .regularExpression) != nil { return name }
+        let lower = text.lowercased()
+        let tokens = lower.split { !$0.isLetter && $0 != "'" }.map(String.init)
+        if tokens.contains(where: words.contains) { return "word" }
+        if phrases.contains(where: { lower.contains($0) }) { return "directive" }
+        return nil
+    }
+}
+
+/// A small language check for short texts: the script of the letters, the letters only one of two neighbouring
+/// languages uses, and the common words of the languages a model may drift into.
+public enum LanguageCheck {
+    /// Frequent short words by language, for telling English from the Latin-script languages a model drifts to
+    /// (Italian, the spec's own example, Spanish, French, German, Portuguese).
+    static let commonWords: [String: Set<String>] = [
+        "en": ["the", "you", "your", "is", "are", "and", "of", "to", "a", "in", "will", "be", "it", "that", "with", "for", "today", "what", "not", "as", "at", "on", "this", "may", "can", "have", "let"],
+        "it": ["il", "la", "di", "che", "è", "per", "un", "una", "non", "sono", "tuo", "tua", "oggi", "del", "della", "ti", "con", "le", "si", "gli"],
+        "es": ["el", "la", "de", "que", "y", "en", "un", "una", "tu", "es", "hoy", "por", "con", "los", "las", "para", "no", "te"],
+        "fr": ["le", "la", "de", "et", "un", "une", "est", "tu", "ton", "ta", "les", "des", "pour", "aujourd'hui", "que", "pas", "vous", "votre"],
+        "de": ["der", "die", "das", "und", "ist", "du", "dein", "deine", "nicht", "ein", "eine", "heute", "mit", "zu", "den", "sich"],
+        "pt": ["o", "a", "de", "que", "e", "do", "da", "em", "um", "uma", "você", "seu", "sua", "hoje", "não", "para", "com"],
+        "vi": ["bạn", "của", "và", "là", "có", "không", "một", "những", "được", "trong", "hôm", "nay", "người", "này", "sẽ", "với"],
+    ]
+
+    /// Why `text` is not in `expected`, or nil when it reads as that language.
+    public static func problem(_ text: String, expected: TextLanguage) -> String? {
+        let letters = text.unicodeScalars.filter(CharacterSet.letters.contains)
+        guard !letters.isEmpty else { return "no letters" }
+        let cyrillic = letters.filter { (0x0400...0x04FF).contains($0.value) }.count
+        // Basic Latin to Latin Extended-B, and Latin Extended Additional (Vietnamese).
+        let latin = letters.filter { $0.value < 0x0250 || (0x1E00...0x1EFF).contains($0.value) }.count
+        let share = { (count: Int) in Double(count) / Double(letters.count) }
+        switch expected {
+        case .ukrainian:
+            guard share(cyrillic) >= 0.85 else { return "not in Cyrillic script" }
+            // ы э ъ ё are Russian letters, not Ukrainian ones.
+            if text.lowercased().contains(where: { "ыэъё".contains($0) }) { return "Russian letters in a Ukrainian text" }
+            return nil
+        case .english, .vietnamese:
+            guard share(latin) >= 0.9 else { return "not in Latin script" }
+            let words = text.lowercased().split { !$0.isLetter && $0 != "'" }.map(String.init)
+            let scores = commonWords.mapValues { set in words.filter(set.contains).count }
+            let own = scores[expected.rawValue] ?? 0
+            guard let best = scores.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key != expected.rawValue) }) else { return nil }
+            // Short texts may have few common words; only a clear lead of another language is a wrong language.
+            if best.key != expected.rawValue, best.value >= 2, best.value > own { return "reads as \(best.key), not \(expected.rawValue)" }
+            if words.count >= 6, own == 0 { return "no common \(expected.englishName) words" }
+            return nil
+        }
+    }
+}

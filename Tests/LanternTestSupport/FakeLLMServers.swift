@@ -1,0 +1,232 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LanternLLM
+import NIOCore
+import Synchronization
+
+/// A fake Gemini API and a fake OpenAI-compatible server on one loopback port, speaking the real wire formats and
+/// answering with the real error bodies, so the providers' clients are tested as they run in production.
+///
+/// Each model answers by its script (`script(_:_:)`), one behaviour per request, the last repeated; unscripted
+/// models answer `.ok`. Every prompt that arrives is checked for personal data (the `PrivacyGuard` patterns and
+/// the literals of `forbid(_:)`: names, places, ids a test used); `run` fails the test when any prompt held some.
+public final class FakeLLMServers: Sendable {
+    /// How a model answers one request.
+    public enum Behaviour: Sendable {
+        /// A clean answer (Gemini `finishReason: STOP`, OpenAI `finish_reason: stop`) with this text, or a default one.
+        case ok(String? = nil)
+        /// The answer after a delay (a slow model).
+        case slow(Duration, String? = nil)
+        /// 429 with Gemini's `RetryInfo.retryDelay` ("2s") / OpenAI's `Retry-After` seconds.
+        case rateLimited(retryAfterSeconds: Double)
+        /// 500 INTERNAL, 503 UNAVAILABLE ("The model is overloaded"), 504 DEADLINE_EXCEEDED.
+        case serverError(Int)
+        /// 400 INVALID_ARGUMENT / invalid_request_error.
+        case badRequest
+        /// Gemini's 400 API_KEY_INVALID, OpenAI's 401.
+        case badKey
+        /// Gemini `finishReason: SAFETY` with no text, OpenAI `content_filter`.
+        case safety
+        /// Gemini `promptFeedback.blockReason: SAFETY` with no candidates.
+        case promptBlocked
+        /// Gemini `MAX_TOKENS` with no text, OpenAI `length` with none.
+        case maxTokensEmpty
+        /// Gemini `RECITATION`.
+        case recitation
+    }
+
+    /// One request as it arrived.
+    public struct Received: Sendable {
+        public var api: String  // "gemini" or "openai"
+        public var model: String
+        public var headers: [String: String]
+        public var body: Data
+        public var system: String
+        public var prompt: String
+        public var receivedAt = Date()
+        public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+    }
+
+    public static let defaultText = "A calm wind carries your patience further than haste ever could. Trust the slow bloom of today."
+    public let apiKey = "test-gemini-key"
+    public let openAIKey = "test-openai-key"
+
+    private struct State {
+        var scripts: [String: [Behaviour]] = [:]
+        var received: [Received] = []
+        var forbidden: Set<String> = []
+        var violations: [String] = []
+    }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Makes `model` answer with `behaviours`, one per request, the last one repeated.
+    public func script(_ model: String, _ behaviours: Behaviour...) {
+        state.withLock { $0.scripts[model] = behaviours }
+    }
+
+    /// Values that must never reach a model (a display name, a birth place, a user id).
+    public func forbid(_ values: String...) {
+        state.withLock { $0.forbidden.formUnion(values.filter { !$0.isEmpty }) }
+    }
+
+    public var received: [Received] { state.withLock { $0.received } }
+    public func received(model: String) -> [Received] { received.filter { $0.model == model } }
+    public var privacyViolations: [String] { state.withLock { $0.violations } }
+
+    /// Runs the fakes while `body` runs with their base URLs (Gemini's, and OpenAI's with `/v1`); then fails
+    /// with `PromptLeak` when a prompt carried personal data.
+    public func run<T: Sendable>(_ body: @Sendable (_ geminiURL: String, _ openAIURL: String) async throws -> T) async throws -> T {
+        let result = try await LoopbackServer.run(router: router()) { port in
+            try await body("http://127.0.0.1:\(port)", "http://127.0.0.1:\(port)/v1")
+        }
+        let violations = privacyViolations
+        guard violations.isEmpty else { throw PromptLeak(findings: violations) }
+        return result
+    }
+
+    public struct PromptLeak: Error, CustomStringConvertible {
+        public var findings: [String]
+        public var description: String { "personal data reached a model: \(findings.joined(separator: "; "))" }
+    }
+
+    // MARK: Serving
+
+    private func next(for model: String) -> Behaviour {
+        state.withLock { state in
+            guard var script = state.scripts[model], let first = script.first else { return .ok() }
+            if script.count > 1 { script.removeFirst() }
+            state.scripts[model] = script
+            return first
+        }
+    }
+
+    private func record(_ received: Received) {
+        let guardFinding = PrivacyGuard().finding(in: received.system + "\n" + received.prompt)
+        state.withLock { state in
+            state.received.append(received)
+            if let guardFinding { state.violations.append("\(received.model): a \(guardFinding)") }
+            for value in state.forbidden where received.prompt.localizedCaseInsensitiveContains(value) || received.system.localizedCaseInsensitiveContains(value) {
+                state.violations.append("\(received.model): '\(value)'")
+            }
+        }
+    }
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.post("/v1beta/models/:call") { request, context -> Response in
+            let call = context.parameters.get("call") ?? ""
+            guard call.hasSuffix(":generateContent") else { return Self.json(404, Self.googleError(404, "NOT_FOUND", "Method not found.")) }
+            let model = String(call.dropLast(":generateContent".count))
+            guard request.headers[HTTPField.Name("x-goog-api-key")!] == self.apiKey else {
+                return Self.json(400, Self.googleError(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", reason: "API_KEY_INVALID"))
+            }
+            let body = try await request.body.collect(upTo: 1 << 20)
+            guard let json = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any],
+                  let contents = json["contents"] as? [[String: Any]] else {
+                return Self.json(400, Self.googleError(400, "INVALID_ARGUMENT", "Invalid JSON payload received."))
+            }
+            let prompt = contents.flatMap { ($0["parts"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String } }.joined(separator: "\n")
+            let system = ((json["systemInstruction"] as? [String: Any])?["parts"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }.joined()
+            self.record(Received(api: "gemini", model: model, headers: Self.headers(request), body: Data(buffer: body), system: system, prompt: prompt))
+            return try await self.gemini(self.next(for: model))
+        }
+        router.post("/v1/chat/completions") { request, context -> Response in
+            guard request.headers[.authorization] == "Bearer \(self.openAIKey)" else {
+                return Self.json(401, #"{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#)
+            }
+            let body = try await request.body.collect(upTo: 1 << 20)
+            guard let json = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any],
+                  let model = json["model"] as? String, let messages = json["messages"] as? [[String: Any]] else {
+                return Self.json(400, #"{"error":{"message":"Invalid request body","type":"invalid_request_error","param":null,"code":null}}"#)
+            }
+            let text = { (role: String) in messages.filter { $0["role"] as? String == role }.compactMap { $0["content"] as? String }.joined(separator: "\n") }
+            self.record(Received(api: "openai", model: model, headers: Self.headers(request), body: Data(buffer: body), system: text("system"), prompt: text("user")))
+            let wantsChoice = ((json["response_format"] as? [String: Any])?["json_schema"] as? [String: Any])?["name"] as? String == "choice"
+            return try await self.openAI(self.next(for: model), model: model, wantsChoice: wantsChoice)
+        }
+        return router
+    }
+
+    private func gemini(_ behaviour: Behaviour) async throws -> Response {
+        func answer(_ text: String, finish: String = "STOP") -> String {
+            let escaped = Self.escaped(text)
+            return #"{"candidates":[{"content":{"parts":[{"text":"\#(escaped)"}],"role":"model"},"finishReason":"\#(finish)","index":0}],"usageMetadata":{"promptTokenCount":42,"candidatesTokenCount":27,"totalTokenCount":69},"modelVersion":"fake","responseId":"r1"}"#
+        }
+        switch behaviour {
+        case .ok(let text): return Self.json(200, answer(text ?? Self.defaultText))
+        case .slow(let delay, let text):
+            try await Task.sleep(for: delay)
+            return Self.json(200, answer(text ?? Self.defaultText))
+        case .rateLimited(let seconds):
+            return Self.json(429, #"{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaMetric":"generativelanguage.googleapis.com/generate_content_free_tier_requests","quotaId":"GenerateRequestsPerMinutePerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"\#(Self.seconds(seconds))s"}]}}"#)
+        case .serverError(let code):
+            let status = code == 503 ? "UNAVAILABLE" : code == 504 ? "DEADLINE_EXCEEDED" : "INTERNAL"
+            let message = code == 503 ? "The model is overloaded. Please try again later." : "An internal error has occurred."
+            return Self.json(code, Self.googleError(code, status, message))
+        case .badRequest: return Self.json(400, Self.googleError(400, "INVALID_ARGUMENT", "Invalid value at 'generation_config.temperature'."))
+        case .badKey: return Self.json(400, Self.googleError(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", reason: "API_KEY_INVALID"))
+        case .safety:
+            return Self.json(200, #"{"candidates":[{"finishReason":"SAFETY","index":0,"safetyRatings":[{"category":"HARM_CATEGORY_HARASSMENT","probability":"HIGH","blocked":true}]}],"usageMetadata":{"promptTokenCount":42,"totalTokenCount":42}}"#)
+        case .promptBlocked:
+            return Self.json(200, #"{"promptFeedback":{"blockReason":"SAFETY","safetyRatings":[{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","probability":"HIGH"}]},"usageMetadata":{"promptTokenCount":42,"totalTokenCount":42}}"#)
+        case .maxTokensEmpty:
+            return Self.json(200, #"{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":42,"totalTokenCount":298,"thoughtsTokenCount":256}}"#)
+        case .recitation: return Self.json(200, answer("", finish: "RECITATION"))
+        }
+    }
+
+    private func openAI(_ behaviour: Behaviour, model: String, wantsChoice: Bool) async throws -> Response {
+        func answer(_ text: String, finish: String = "stop") -> String {
+            #"{"id":"chatcmpl-1","object":"chat.completion","created":1767225600,"model":"\#(model)","choices":[{"index":0,"message":{"role":"assistant","content":"\#(Self.escaped(text))"},"finish_reason":"\#(finish)"}],"usage":{"prompt_tokens":40,"completion_tokens":25,"total_tokens":65}}"#
+        }
+        func text(_ given: String?) -> String {
+            let text = given ?? Self.defaultText
+            return wantsChoice ? #"{"answer":"\#(Self.escaped(text))"}"# : text
+        }
+        switch behaviour {
+        case .ok(let given): return Self.json(200, answer(text(given)))
+        case .slow(let delay, let given):
+            try await Task.sleep(for: delay)
+            return Self.json(200, answer(text(given)))
+        case .rateLimited(let seconds):
+            return Self.json(429, #"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#,
+                             headers: ["retry-after": Self.seconds(seconds)])
+        case .serverError(let code): return Self.json(code, #"{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}"#)
+        case .badRequest: return Self.json(400, #"{"error":{"message":"Invalid 'temperature'","type":"invalid_request_error","param":"temperature","code":null}}"#)
+        case .badKey: return Self.json(401, #"{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#)
+        case .safety, .promptBlocked: return Self.json(200, answer("", finish: "content_filter"))
+        case .maxTokensEmpty: return Self.json(200, answer("", finish: "length"))
+        case .recitation: return Self.json(200, answer("", finish: "content_filter"))
+        }
+    }
+
+    // MARK: Helpers
+
+    static func googleError(_ code: Int, _ status: String, _ message: String, reason: String? = nil) -> String {
+        let details = reason.map { #","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"\#($0)","domain":"googleapis.com","metadata":{"service":"generativelanguage.googleapis.com"}}]"# } ?? ""
+        return #"{"error":{"code":\#(code),"message":"\#(message)","status":"\#(status)"\#(details)}}"#
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value.rounded() == value ? String(Int(value)) : String(value)
+    }
+
+    static func escaped(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    }
+
+    static func headers(_ request: Request) -> [String: String] {
+        Dictionary(request.headers.map { ($0.name.canonicalName, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    static func json(_ status: Int, _ body: String, headers: [String: String] = [:]) -> Response {
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json; charset=UTF-8"
+        for (name, value) in headers { if let name = HTTPField.Name(name) { fields[name] = value } }
+        return Response(status: .init(code: status), headers: fields, body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}
