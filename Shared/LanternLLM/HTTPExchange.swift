@@ -5,7 +5,8 @@ import NIOCore
 import NIOHTTP1
 
 /// One HTTP exchange with a provider, bounded as a whole: the head and the body must arrive within `timeout`
-/// (AsyncHTTPClient's deadline covers the head only). Transport trouble becomes a `ProviderFailure`.
+/// (AsyncHTTPClient's deadline covers the head only), and the caller leaves at the deadline without
+/// waiting for the request to be torn down (`withDeadline`). Transport trouble becomes a `ProviderFailure`.
 enum HTTPExchange {
     /// Larger answers are not texts Lantern asked for.
     static let maxBodyBytes = 1 << 20
@@ -13,22 +14,13 @@ enum HTTPExchange {
     static func send(_ request: HTTPClientRequest, client: HTTPClient, timeout: Duration) async throws -> (Int, HTTPHeaders, ByteBuffer) {
         guard timeout > .zero else { throw ProviderFailure(.timeout, "no time left") }
         do {
-            return try await withThrowingTaskGroup(of: (Int, HTTPHeaders, ByteBuffer)?.self) { group in
-                group.addTask {
-                    let response = try await client.execute(request, timeout: .nanoseconds(timeout.nanoseconds))
-                    let body = try await response.body.collect(upTo: maxBodyBytes)
-                    return (Int(response.status.code), response.headers, body)
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let result = first else {
-                    throw ProviderFailure(.timeout, "no answer within \(timeout.milliseconds) ms")
-                }
-                return result
+            return try await withDeadline(timeout) {
+                let response = try await client.execute(request, timeout: .nanoseconds(timeout.nanoseconds))
+                let body = try await response.body.collect(upTo: maxBodyBytes)
+                return (Int(response.status.code), response.headers, body)
             }
+        } catch is DeadlineExceeded {
+            throw ProviderFailure(.timeout, "no answer within \(timeout.milliseconds) ms")
         } catch let failure as ProviderFailure {
             throw failure
         } catch is CancellationError {

@@ -4,7 +4,8 @@ import Foundation
 /// no credentials, so every app works on a plain `make up` and when every model is down.
 ///
 /// A `Grammar` per task (a service's catalogue file) expands `start`; each `{slot}` is a rule of the grammar
-/// (one alternative drawn) or a descriptor's key (its value). Draws come from `SplitMix64` seeded by the
+/// (one alternative drawn) or a descriptor's key (its value); `{rule@key}` takes the rule `rule.<value of key>`
+/// when the grammar has one (`{image@element}` → `image.Metal`), else `rule`. Draws come from `SplitMix64` seeded by the
 /// request's `GenerationSeed`, so a user gets the same text all day and another one tomorrow, on any machine and
 /// any Swift version (never `Hasher` or `SystemRandomNumberGenerator`, whose output is not stable).
 public struct LocalGenerator: Sendable {
@@ -59,7 +60,17 @@ public struct Grammar: Sendable, Decodable {
 
     /// The slots a text may hold that are not rules: the descriptor keys the grammar expects.
     public var descriptorKeys: Set<String> {
-        Set(rules.values.joined().flatMap(Self.slots)).subtracting(rules.keys)
+        Set(rules.values.joined().flatMap(Self.slots).flatMap { slot -> [String] in
+            guard let at = slot.firstIndex(of: "@") else { return rules[slot] == nil ? [slot] : [] }
+            return [String(slot[slot.index(after: at)...])]
+        })
+    }
+
+    /// The rules a slot may expand to: `rule` alone, or for `rule@key` every `rule.<value>` and `rule`.
+    func rulesReached(by slot: String) -> [String] {
+        guard let at = slot.firstIndex(of: "@") else { return rules[slot] == nil ? [] : [slot] }
+        let base = String(slot[..<at])
+        return rules.keys.filter { $0 == base || $0.hasPrefix(base + ".") }
     }
 
     /// How many alternatives the grammar holds, over all its rules.
@@ -68,6 +79,11 @@ public struct Grammar: Sendable, Decodable {
     func validate() throws {
         guard let start = rules["start"], !start.isEmpty else { throw GrammarError("a grammar needs a non-empty `start`") }
         if let empty = rules.first(where: { $0.value.isEmpty }) { throw GrammarError("rule `\(empty.key)` has no alternatives") }
+        for slot in Set(rules.values.joined().flatMap(Self.slots)) {
+            if let at = slot.firstIndex(of: "@"), rules[String(slot[..<at])] == nil {
+                throw GrammarError("`{\(slot)}` needs a rule `\(slot[..<at])` for values without their own rule")
+            }
+        }
         // A rule that can reach itself could expand forever.
         var state: [String: Bool] = [:]  // false: on the path, true: done
         func visit(_ rule: String, path: [String]) throws {
@@ -75,7 +91,9 @@ public struct Grammar: Sendable, Decodable {
             if state[rule] == false { throw GrammarError("rules refer to themselves: \((path + [rule]).joined(separator: " → "))") }
             state[rule] = false
             for alternative in rules[rule] ?? [] {
-                for slot in Self.slots(alternative) where rules[slot] != nil { try visit(slot, path: path + [rule]) }
+                for slot in Self.slots(alternative) {
+                    for reached in rulesReached(by: slot) { try visit(reached, path: path + [rule]) }
+                }
             }
             state[rule] = true
         }
@@ -97,7 +115,12 @@ public struct Grammar: Sendable, Decodable {
         while let open = rest.firstIndex(of: "{") {
             output += rest[..<open]
             guard let close = rest[open...].firstIndex(of: "}") else { throw GrammarError("unclosed { in `\(chosen)`") }
-            let slot = String(rest[rest.index(after: open)..<close])
+            var slot = String(rest[rest.index(after: open)..<close])
+            if let at = slot.firstIndex(of: "@") {
+                let base = String(slot[..<at]), key = String(slot[slot.index(after: at)...])
+                guard let value = values[key] else { throw GrammarError("no descriptor `\(key)` for `\(chosen)`") }
+                slot = rules[base + "." + value] != nil ? base + "." + value : base
+            }
             if rules[slot] != nil {
                 output += try expand(slot, values: values, pinned: pinned, random: &random)
             } else if let value = values[slot] {

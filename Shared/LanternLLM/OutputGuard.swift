@@ -72,12 +72,13 @@ public struct OutputGuard: Sendable {
 
 /// What an answer must not contain, as patterns and words (matched on word boundaries, case-insensitively).
 public struct Blocklist: Sendable {
-    public var patterns: [(name: String, regex: String)]
+    let patterns: CompiledPatterns
     public var words: Set<String>
     public var phrases: [String]
 
+    /// - Parameter patterns: regular expressions (ICU syntax), compiled once here.
     public init(patterns: [(name: String, regex: String)], words: Set<String>, phrases: [String]) {
-        self.patterns = patterns
+        self.patterns = CompiledPatterns(patterns)
         self.words = words
         self.phrases = phrases
     }
@@ -103,7 +104,7 @@ public struct Blocklist: Sendable {
 
     /// The first thing in `text` that is blocked, named for logs (never the text itself).
     public func firstHit(in text: String) -> String? {
-        for (name, pattern) in patterns where text.range(of: pattern, options: .regularExpression) != nil { return name }
+        if let name = patterns.firstMatch(in: text) { return name }
         let lower = text.lowercased()
         let tokens = lower.split { !$0.isLetter && $0 != "'" }.map(String.init)
         if tokens.contains(where: words.contains) { return "word" }

@@ -68,3 +68,19 @@ struct LocalGeneratorTests {
         #expect(picks.allSatisfy(options.contains) && Set(picks).count > 1)
     }
 }
+
+@Suite("Grammar: rules chosen by a descriptor")
+struct GrammarSelectionTests {
+    @Test("{rule@key} takes rule.<value> when it exists, else rule")
+    func selection() throws {
+        let grammar = try Grammar(rules: ["start": ["{image@element}"], "image": ["plain."], "image.Metal": ["a bell."]])
+        let local = LocalGenerator(grammars: ["fortune": grammar])
+        let metal = fortuneRequest(descriptors: [Descriptor("element", "Element", "Metal")])
+        let wood = fortuneRequest(descriptors: [Descriptor("element", "Element", "Wood")])
+        #expect(try local.generate(metal) == "a bell.")
+        #expect(try local.generate(wood) == "plain.")
+        #expect(grammar.descriptorKeys == ["element"])
+        #expect(throws: GrammarError.self) { try Grammar(rules: ["start": ["{image@element}"], "image.Metal": ["x"]]) }
+        #expect(throws: GrammarError.self) { try Grammar(rules: ["start": ["{a@k}"], "a": ["x"], "a.v": ["{start}"]]) }
+    }
+}

@@ -19,12 +19,28 @@ public struct FakeIdentity: Sendable {
         try await issuer.issue(userID: user, sessionID: UUID(), app: app).token
     }
 
-    /// Serves `/.well-known/jwks.json` on loopback while `body` runs; passes the base URL.
+    /// The secret every service uses with this fake (`SERVICE_SECRET`).
+    public static let serviceSecret = "fake-identity-service-secret"
+
+    /// Serves `/.well-known/jwks.json` and the service-token route (any service name, `serviceSecret`) on loopback
+    /// while `body` runs; passes the base URL.
     public func serve<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
         let router = Router()
         let jwks = try JSONEncoder().encode(issuer.jwks)
         router.get("/.well-known/jwks.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: jwks)))
+        }
+        let issuer = self.issuer
+        router.post(RouterPath(IdentityEndpoint.serviceTokenPath)) { request, _ -> Response in
+            guard let header = request.headers[.authorization], header.hasPrefix("Basic "),
+                  let decoded = Data(base64Encoded: String(header.dropFirst(6))).flatMap({ String(data: $0, encoding: .utf8) }),
+                  let colon = decoded.firstIndex(of: ":"), decoded[decoded.index(after: colon)...] == Self.serviceSecret else {
+                return Response(status: .unauthorized, headers: [.contentType: "application/problem+json"],
+                                body: .init(byteBuffer: ByteBuffer(string: #"{"status":401,"code":"invalid_client","title":"Unauthorized"}"#)))
+            }
+            let token = try await issuer.issueServiceToken(service: String(decoded[..<colon]))
+            let answer = try JSONEncoder().encode(ServiceTokenResponse(accessToken: token, expiresIn: Int(issuer.lifetime)))
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: answer)))
         }
         return try await LoopbackServer.run(router: router) { port in try await body(URL(string: "http://127.0.0.1:\(port)")!) }
     }

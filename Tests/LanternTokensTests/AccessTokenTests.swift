@@ -179,3 +179,34 @@ struct Base64URLTests {
         #expect(Base64URL.decode("not*base64") == nil)
     }
 }
+
+@Suite("Service token source")
+struct ServiceTokenSourceTests {
+    @Test("fetches a service token once, shares it between concurrent callers, refetches a minute before it expires")
+    func reuse() async throws {
+        let time = ManualTime()
+        let identity = try await FakeIdentity(clock: .manual(time))
+        try await identity.serve { url in
+            let source = ServiceTokenSource(identity: url, service: "content", secret: FakeIdentity.serviceSecret, clock: .manual(time))
+            async let a = source.token()
+            async let b = source.token()
+            let (first, second) = try await (a, b)
+            #expect(first == second)
+            let verifier = await identity.issuer.localVerifier()
+            #expect(try await verifier.verify(first, audience: TokenAudience.service).sub == "service:content")
+            time.advance(by: 800)
+            #expect(try await source.token() == first, "refetched with 100 s left")
+            time.advance(by: 50)
+            #expect(try await source.token() != first, "kept a token with 50 s left")
+        }
+    }
+
+    @Test("a wrong secret is an error naming identity's answer")
+    func wrongSecret() async throws {
+        let identity = try await FakeIdentity()
+        try await identity.serve { url in
+            let source = ServiceTokenSource(identity: url, service: "content", secret: "nope")
+            await #expect(throws: ServiceTokenUnavailable.self) { try await source.token() }
+        }
+    }
+}

@@ -57,19 +57,22 @@ public func buildIdentityApplication(
                              keys: keys, google: providerVerifier("google", configuration.google),
                              apple: providerVerifier("apple", configuration.apple), deviceSignInApps: configuration.deviceSignInApps),
         me: MeController(accounts: accounts, devices: DeviceStore(db: db)),
-        pairing: PairingController(pairing: pairing)
+        pairing: PairingController(pairing: pairing),
+        serviceTokens: ServiceTokensController(clients: ServiceClients(secrets: configuration.serviceSecrets), keys: keys)
     )
     return service.application(router: router)
 }
 
 /// identity's routes: `/v1/auth`, `/.well-known/jwks.json`, `/v1/me`, `/v1/pairing` and its part of the real-time state.
 func buildIdentityRouter(_ router: Router<LanternRequestContext>, requireAuth: RequireAccessToken,
-                         auth: AuthController, me: MeController, pairing: PairingController) -> Router<LanternRequestContext> {
+                         auth: AuthController, me: MeController, pairing: PairingController,
+                         serviceTokens: ServiceTokensController) -> Router<LanternRequestContext> {
     router.addRoutes(auth.endpoints(requireAuth: requireAuth), atPath: "/v1/auth")
     router.addRoutes(auth.keySet, atPath: "/.well-known")
     router.group("/v1/me").add(middleware: requireAuth).addRoutes(me.endpoints)
     router.group("/v1/pairing").add(middleware: requireAuth).addRoutes(pairing.endpoints)
     router.group(RouterPath(RealtimeState.path)).add(middleware: requireAuth).addRoutes(pairing.realtimeState)
+    router.addRoutes(serviceTokens.endpoints, atPath: RouterPath(IdentityEndpoint.serviceTokenPath))
     return router
 }
 

@@ -25,6 +25,8 @@ public struct IdentityConfiguration: ServiceConfiguration {
     /// nil when no client ids are configured: that sign-in method answers 503 `provider_not_configured`.
     public var google: Provider?
     public var apple: Provider?
+    /// `SERVICE_SECRETS`: `content=<secret>,gamification=<secret>` — the services that may ask for a service token.
+    public var serviceSecrets: [String: String]
 
     public init(settings: Settings) throws {
         process = try ProcessSettings(serviceName: "identity", settings: settings, defaultPort: Self.defaultPort)
@@ -52,6 +54,18 @@ public struct IdentityConfiguration: ServiceConfiguration {
                 return app
             })
         }
+        var secrets: [String: String] = [:]
+        for item in settings.list("service.secrets") {
+            guard let equals = item.firstIndex(of: "="), equals > item.startIndex else {
+                throw ConfigurationError(variable: "SERVICE_SECRETS", message: "must be service=secret pairs separated by commas")
+            }
+            let name = String(item[..<equals]), secret = String(item[item.index(after: equals)...])
+            guard name.allSatisfy({ $0.isLowercase || $0 == "-" }), secret.count >= 16 else {
+                throw ConfigurationError(variable: "SERVICE_SECRETS", message: "needs a lowercase service name and a secret of at least 16 characters for '\(name)'")
+            }
+            secrets[name] = secret
+        }
+        serviceSecrets = secrets
         let googleAudiences = settings.list("google.client.ids")
         google = googleAudiences.isEmpty ? nil : Provider(
             keySetURL: try settings.url("google.jwks.url", default: "https://www.googleapis.com/oauth2/v3/certs", schemes: ["https", "http"]).absoluteString,
