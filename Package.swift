@@ -101,6 +101,13 @@ let services: [Service] = [
         testDependencies: ["Ephemeris", "LanternDatabase", postgres]
     ),
     Service(
+        "content", folder: "Content", library: "ContentService",
+        dependencies: ["LanternDatabase", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, crypto, httpClient,
+                       nioCore, nioFoundation],
+        resources: [.copy("Migrations"), .copy("Catalogue")],
+        testDependencies: ["LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, httpClient]
+    ),
+    Service(
         "push-worker", folder: "PushWorker", library: "PushWorker",
         dependencies: ["LanternDatabase", "LanternEvents", "LanternRedis", postgres, jwt, crypto, httpClient, nioSSL,
                        nioPosix, nioCore, nioFoundation, metrics],

@@ -48,6 +48,7 @@ export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000 D
 ulimit -n 65536 2>/dev/null || ulimit -n 16384 2>/dev/null || true
 # Each service on its port of Services/services.tsv + 10000; every <NAME>_URL points there.
 export_service_urls 127.0.0.1 10000
+export_service_secrets "$STATE/bench/service-secret"
 HTTP_PORT=18081 "$BIN/identity" > "$STATE/bench/identity.log" 2>&1 & PIDS+=($!); IDENTITY_PID=$!
 wait_http http://127.0.0.1:18081/health/ready 60 || die "identity did not start"
 HTTP_PORT=18082 MEDIA_STORAGE_DIR="$STATE/bench/media" "$BIN/media" > "$STATE/bench/media.log" 2>&1 & PIDS+=($!)

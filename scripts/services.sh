@@ -21,3 +21,19 @@ export_service_urls() {
 service_folder() {
   awk -F- '{ for (i = 1; i <= NF; i++) printf "%s", toupper(substr($i, 1, 1)) substr($i, 2) }' <<< "$1"
 }
+
+# export_service_secrets FILE: one random secret for this machine's stack (kept in FILE), given to every service as
+# SERVICE_SECRET and listed for identity in SERVICE_SECRETS, so services can ask identity for service tokens.
+export_service_secrets() {
+  local file="$1" entry list=""
+  if [ ! -s "$file" ]; then
+    mkdir -p "$(dirname "$file")"
+    (umask 077; head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
+  fi
+  export SERVICE_SECRET="$(cat "$file")"
+  for entry in "${LANTERN_SERVICES[@]}"; do
+    set -- $entry
+    list="$list${list:+,}$1=$SERVICE_SECRET"
+  done
+  export SERVICE_SECRETS="$list"
+}

@@ -29,6 +29,7 @@ export HTTP_HOST="$HOST" LOG_LEVEL="${LOG_LEVEL:-info}"
 export PLACES_FILE="$(ensure_gazetteer)"
 export MEDIA_STORAGE_DIR="$STATE/dev/media"
 export_service_urls "$HOST"
+export_service_secrets "$STATE/dev/service-secret"
 for entry in "${LANTERN_SERVICES[@]}"; do
   set -- $entry; name=$1; port=$2
   pidfile="$STATE/run/$name.pid"

@@ -6,6 +6,7 @@ public enum EventCatalogue {
         IdentityEvents.DeviceRegistered.self, IdentityEvents.DeviceRemoved.self,
         IdentityEvents.PairingEstablished.self, IdentityEvents.PairingDissolved.self,
         MediaEvents.MomentShared.self,
+        ContentEvents.FortuneRevealed.self,
         PushRequest.self,
         RealtimeFrame.self, RealtimeDisconnect.self,
     ]

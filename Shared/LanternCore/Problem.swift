@@ -22,8 +22,11 @@ public struct Problem: Error, Codable, Sendable, Equatable {
     public var errors: [FieldError]?
     /// Seconds a client should wait before retrying (rate limits); sent as `Retry-After`, not in the body.
     public var retryAfter: Int?
+    /// RFC 9457 extension members, written beside the standard ones (`opensAgainAt` of a locked cookie).
+    public var extensions: [String: JSONValue]?
 
-    public init(status: Int, code: String, title: String, detail: String? = nil, errors: [FieldError]? = nil, retryAfter: Int? = nil) {
+    public init(status: Int, code: String, title: String, detail: String? = nil, errors: [FieldError]? = nil, retryAfter: Int? = nil,
+                extensions: [String: JSONValue]? = nil) {
         self.type = "https://lantern.dev/problems/\(code.replacingOccurrences(of: "_", with: "-"))"
         self.title = title
         self.status = status
@@ -31,10 +34,50 @@ public struct Problem: Error, Codable, Sendable, Equatable {
         self.code = code
         self.errors = errors
         self.retryAfter = retryAfter
+        self.extensions = extensions
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case type, title, status, detail, code, errors
+    }
+
+    private struct MemberKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decode(String.self, forKey: .type)
+        title = try container.decode(String.self, forKey: .title)
+        status = try container.decode(Int.self, forKey: .status)
+        detail = try container.decodeIfPresent(String.self, forKey: .detail)
+        code = try container.decode(String.self, forKey: .code)
+        errors = try container.decodeIfPresent([FieldError].self, forKey: .errors)
+        let members = try decoder.container(keyedBy: MemberKey.self)
+        let standard = Set(CodingKeys.allCases.map(\.rawValue))
+        var extensions: [String: JSONValue] = [:]
+        for key in members.allKeys where !standard.contains(key.stringValue) {
+            extensions[key.stringValue] = try members.decode(JSONValue.self, forKey: key)
+        }
+        self.extensions = extensions.isEmpty ? nil : extensions
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        try container.encode(title, forKey: .title)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(detail, forKey: .detail)
+        try container.encode(code, forKey: .code)
+        try container.encodeIfPresent(errors, forKey: .errors)
+        var members = encoder.container(keyedBy: MemberKey.self)
+        let standard = Set(CodingKeys.allCases.map(\.rawValue))
+        for (key, value) in extensions ?? [:] where !standard.contains(key) {
+            try members.encode(value, forKey: MemberKey(stringValue: key))
+        }
     }
 }
 

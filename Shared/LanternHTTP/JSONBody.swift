@@ -24,6 +24,23 @@ extension Request {
     }
 }
 
+extension Request {
+    /// Like `decodeJSON`, for an optional body: nil when the request has none.
+    public func decodeJSONIfPresent<T: Decodable>(as type: T.Type, context: some RequestContext) async throws -> T? {
+        var request = self
+        let buffer = try await request.collectBody(limit: context.maxUploadSize)
+        guard buffer.readableBytes > 0 else { return nil }
+        if let contentType = headers[.contentType], !contentType.lowercased().contains("json") {
+            throw Problem.unsupportedMediaType("Send the body as application/json.")
+        }
+        do {
+            return try JSONDecoder.lantern.decode(T.self, from: Data(buffer: buffer))
+        } catch let error as DecodingError {
+            throw Problem(decoding: error)
+        }
+    }
+}
+
 extension Problem {
     /// Maps a `DecodingError` to 400 (not JSON) or 422 (JSON of the wrong shape), naming the field.
     public init(decoding error: DecodingError) {

@@ -115,9 +115,10 @@ public struct ServiceBuilder: Sendable {
         housekeeping += rules
     }
 
-    /// A background service that runs as long as the process, started after the clients it may use.
+    /// A background service that runs as long as the process, started after the clients it may use and, like
+    /// every consumer, only once the migrations are applied (a loop over the service's tables needs them).
     public mutating func addService(_ service: any Service) {
-        background.append(service)
+        background.append(AfterMigrations(gate: migrated, service: service))
     }
 
     /// A named check of `/health/ready`.
@@ -156,5 +157,17 @@ public struct ServiceBuilder: Sendable {
             for work in startup { try await work() }
         }
         return app
+    }
+}
+
+/// Runs a background service once the gate (the migrations) has opened; a shutdown before that ends it quietly.
+private struct AfterMigrations: Service {
+    let gate: StartupGate
+    let service: any Service
+
+    func run() async throws {
+        await gate.wait()
+        guard gate.isOpen else { return }
+        try await service.run()
     }
 }

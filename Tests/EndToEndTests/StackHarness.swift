@@ -51,6 +51,9 @@ final class Stack: @unchecked Sendable {
             var common = ["DATABASE_URL": databaseURL, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
                           "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "notice"]
             for service in services { if let variable = service.urlVariable { common[variable] = "http://127.0.0.1:\(ports[service.name] ?? 0)" } }
+            // Every service may ask identity for a service token (content → astrology).
+            common["SERVICE_SECRET"] = "e2e-service-secret-\(prefix)"
+            common["SERVICE_SECRETS"] = services.map { "\($0.name)=e2e-service-secret-\(prefix)" }.joined(separator: ",")
             let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-e2e-\(prefix)")
             defer { try? FileManager.default.removeItem(at: storage) }
             try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)

@@ -43,7 +43,7 @@ struct MomentsController: Sendable {
         guard bytes.count <= maxBytes else { throw Problem.tooLarge("The photo must be at most \(maxBytes) bytes.") }
         guard !bytes.isEmpty else { throw Problem.badRequest("The body is empty; send the photo.", code: "image_missing") }
         do {
-            switch try await sharing.share(bytes, from: sender, idempotencyKey: try idempotencyKey(request)) {
+            switch try await sharing.share(bytes, from: sender, idempotencyKey: try IdempotencyKey.of(request)) {
             case .stored(let receipt):
                 return JSONResponse(receipt, status: .created)
             case .replayed(let receipt):
@@ -60,34 +60,20 @@ struct MomentsController: Sendable {
         }
         let etag = "\"\(moment.etag)\""
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache", .lastModified: Self.httpDate(moment.sentAt)]
-        if Self.matches(request.headers[.ifNoneMatch], etag) { return Response(status: .notModified, headers: headers) }
+        if ConditionalResponse.matches(request.headers[.ifNoneMatch], etag) { return Response(status: .notModified, headers: headers) }
         headers[.contentType] = moment.contentType
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// Everything the home-screen widget needs in one small answer, with its own ETag.
     @Sendable func widget(_ request: Request, context: LanternRequestContext) async throws -> Response {
-        let data = try JSONEncoder.lantern.encode(try await sharing.widget(for: try pairlyUser(context)))
-        let etag = "\"\(SHA256.hash(data: data).hexEncoded.prefix(32))\""
-        let headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
-        if Self.matches(request.headers[.ifNoneMatch], etag) { return Response(status: .notModified, headers: headers) }
-        var full = headers
-        full[.contentType] = "application/json; charset=utf-8"
-        return Response(status: .ok, headers: full, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        try ConditionalResponse.json(try await sharing.widget(for: try pairlyUser(context)), for: request, cacheControl: "private, no-cache")
     }
 
     @Sendable func realtimeState(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<[String: JSONValue]> {
         let claims = try context.requireAuth()
         guard claims.app == AppID.pairly.rawValue, let user = claims.userID else { return JSONResponse([:]) }
         return JSONResponse(["moment": try JSONValue(encoding: try await sharing.widget(for: user))])
-    }
-
-    private func idempotencyKey(_ request: Request) throws -> String? {
-        guard let key = request.headers[.idempotencyKey] else { return nil }
-        guard (1...128).contains(key.count), key.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 32 && $0.value < 127 }) else {
-            throw Problem.invalid(field: "Idempotency-Key", "must be 1–128 visible ASCII characters (a UUID is ideal)")
-        }
-        return key
     }
 
     private func pairlyUser(_ context: LanternRequestContext) throws -> UUID {
@@ -118,11 +104,6 @@ struct MomentsController: Sendable {
         case .tooManyPixels:
             return .invalid(field: "body", "\(rejection)", code: "image_too_many_pixels")
         }
-    }
-
-    static func matches(_ ifNoneMatch: String?, _ etag: String) -> Bool {
-        guard let ifNoneMatch else { return false }
-        return ifNoneMatch == "*" || ifNoneMatch.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") == etag }
     }
 
     /// RFC 9110 HTTP-date (`Last-Modified`).

@@ -1,0 +1,84 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import LanternContracts
+import LanternCore
+import LanternHTTP
+import LanternLLM
+import LanternService
+import LanternTokens
+import Logging
+
+/// Swappable dependencies of `content`; tests replace the clock and the HTTP client.
+public struct ContentDependencies: Sendable {
+    public var clock: WallClock
+    public var httpClient: HTTPClient
+    public init(clock: WallClock = .system, httpClient: HTTPClient = .shared) {
+        self.clock = clock
+        self.httpClient = httpClient
+    }
+}
+
+/// Builds the `content` application: every AI text. Today: Lucky Day (profile, daily cookie, fortunes, widget),
+/// with the LLM layer's router, its pre-generation worker and its reminder schedule.
+public func buildContentApplication(
+    _ configuration: ContentConfiguration,
+    dependencies: ContentDependencies = .init(),
+    logger: Logger? = nil
+) async throws -> some ApplicationProtocol {
+    let clock = dependencies.clock
+    var service = ServiceBuilder("content", process: configuration.process, streamPrefix: configuration.streamPrefix, clock: clock, logger: logger)
+    let postgres = try service.addDatabase(url: configuration.databaseURL, schema: ContentResources.schema, migrations: ContentResources.migrations)
+    try service.addRedis(url: configuration.redisURL)
+    let outbox = service.addOutbox()
+    service.addHousekeeping([.processedEvents(schema: ContentResources.schema)])
+    let logger = service.logger
+
+    let grammars = try ContentResources.grammars()
+    let local = LocalGenerator(grammars: grammars)
+    let router = configuration.llm.makeRouter(local: local, http: dependencies.httpClient, clock: clock, logger: logger)
+    let writer = FortuneWriter(generator: router, local: local, poolSize: grammars["fortune"]?.rules["core"]?.count ?? 0)
+
+    let profiles = ProfileStore(client: postgres, logger: logger)
+    let schedule = ScheduleStore(client: postgres, outbox: outbox, logger: logger)
+    let fortunes = FortuneStore(client: postgres, outbox: outbox, profiles: profiles, schedule: schedule, logger: logger)
+    let tokens = configuration.serviceSecret.map {
+        ServiceTokenSource(identity: configuration.identityURL, service: "content", secret: $0, http: dependencies.httpClient, clock: clock)
+    }
+    if tokens == nil { logger.warning("SERVICE_SECRET is not set: Lucky Day profiles cannot be computed (503)") }
+    let luckyDay = LuckyDay(
+        records: LuckyDayStore(profiles: profiles, fortunes: fortunes, schedule: schedule),
+        astrology: AstrologyClient(baseURL: configuration.astrologyURL, tokens: tokens, http: dependencies.httpClient),
+        texts: ProfileTexts(generator: router, local: local, budget: configuration.profileBudget),
+        writer: writer, quietHours: configuration.quietHours, fortuneBudget: configuration.fortuneBudget, clock: clock)
+
+    service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(profiles: profiles).handlers)
+    service.addService(Pregenerator(schedule: schedule, profiles: profiles, fortunes: fortunes, writer: writer, clock: clock,
+                                    budget: configuration.pregenerationBudget, interval: configuration.schedulerInterval, logger: logger))
+    service.addService(ReminderScheduler(schedule: schedule, clock: clock, interval: configuration.schedulerInterval, logger: logger))
+
+    let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: clock, logger: logger)
+    return service.application(router: buildContentRouter(service.makeRouter(), requireAuth: RequireAccessToken(verifier: verifier),
+                                                          fortunes: FortunesController(luckyDay: luckyDay)))
+}
+
+/// content's routes: Lucky Day's `/v1/fortunes` and `/v1/widgets/luckyday`.
+func buildContentRouter(_ router: Router<LanternRequestContext>, requireAuth: RequireAccessToken,
+                        fortunes: FortunesController) -> Router<LanternRequestContext> {
+    router.group("/v1/fortunes").add(middleware: requireAuth).addRoutes(fortunes.fortunes)
+    router.group("/v1/widgets/luckyday").add(middleware: requireAuth).addRoutes(fortunes.widget)
+    return router
+}
+
+enum ContentResources {
+    static let schema = "content"
+    static var migrations: URL? { Bundle.module.url(forResource: "Migrations", withExtension: nil) }
+
+    /// The local grammars of content's tasks (`Catalogue/luckyday.json`: task → rules).
+    static func grammars() throws -> [String: Grammar] {
+        guard let url = Bundle.module.url(forResource: "Catalogue/luckyday", withExtension: "json") else {
+            throw ConfigurationError(variable: "-", message: "the Lucky Day catalogue is missing from the build")
+        }
+        return try JSONDecoder().decode([String: Grammar].self, from: Data(contentsOf: url))
+    }
+}

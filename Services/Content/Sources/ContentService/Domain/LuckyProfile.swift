@@ -1,0 +1,97 @@
+import Foundation
+
+/// Birth data as the app sends it. It is passed to astrology to compute the pillars and then forgotten:
+/// content stores only what is derived from it (Req 9).
+struct BirthData: Sendable, Codable {
+    struct Place: Sendable, Codable {
+        var id: Int?
+        var latitude: Double?
+        var longitude: Double?
+        var timeZone: String?
+    }
+    var date: String
+    /// `HH:MM`, or nil when the user does not know it (noon is used, and the profile says so).
+    var time: String?
+    var place: Place
+}
+
+/// The Four Pillars as astrology reads them (`POST /internal/astrology/bazi`), the part Lucky Day uses.
+struct BaziReading: Sendable, Decodable {
+    struct Pillar: Sendable, Codable, Equatable {
+        var role: String
+        var meaning: String
+        var stem: String
+        var stemHanzi: String
+        var branch: String
+        var branchHanzi: String
+        var animal: String
+        var stemElement: String
+        var branchElement: String
+        var polarity: String
+    }
+    struct DayMaster: Sendable, Decodable {
+        var stem: String
+        var element: String
+        var polarity: String
+    }
+    var pillars: [Pillar]
+    var dayMaster: DayMaster
+    var elements: [String: Int]
+    /// The animal of the lunar year: the user's Chinese zodiac sign.
+    var zodiacAnimal: String
+
+    /// The year pillar's stem element: the "Metal" of "Metal Horse".
+    var yearElement: String { pillars.first { $0.role == "year" }?.stemElement ?? dayMaster.element }
+}
+
+/// A Lucky Day profile: what the app shows (Req 3, 4) and what fortunes are written from.
+struct LuckyProfile: Sendable, Equatable {
+    struct Pillar: Sendable, Codable, Equatable {
+        var role: String
+        var meaning: String
+        var stem: String
+        var stemHanzi: String
+        var branch: String
+        var branchHanzi: String
+        var animal: String
+        var stemElement: String
+        var branchElement: String
+        var polarity: String
+        /// Drawn for noon because the birth time is unknown.
+        var assumed: Bool
+        var poem: String
+    }
+
+    var userID: UUID
+    var version: Int
+    var timeZone: String
+    var birthTimeKnown: Bool
+    var zodiacAnimal: String
+    var yearElement: String
+    /// "Yang Metal": polarity and element of the day stem.
+    var dayMaster: String
+    var pillars: [Pillar]
+    var elements: [String: Int]
+    var nickname: String
+    var essence: [String]
+    /// No model wrote the texts (nickname, poems, essence).
+    var textsArtisanal: Bool
+    var limitations: [String]
+    var createdAt: Date
+    var updatedAt: Date
+
+    static let unknownTimeLimitation = "Birth time unknown: the Hour pillar (Inner Heart) is drawn for noon and may not be yours."
+
+    /// The five elements in the order of their generating cycle.
+    static let order = ["Wood", "Fire", "Earth", "Metal", "Water"]
+
+    /// The element with the most marks in a balance; a tie goes to the first in the cycle.
+    static func dominantElement(in elements: [String: Int]) -> String {
+        order.reduce(order[0]) { (elements[$1] ?? 0) > (elements[$0] ?? 0) ? $1 : $0 }
+    }
+
+    /// The element with the fewest marks; a tie goes to the first in the cycle.
+    static func weakElement(in elements: [String: Int]) -> String {
+        order.reduce(order[0]) { (elements[$1] ?? 0) < (elements[$0] ?? 0) ? $1 : $0 }
+    }
+}

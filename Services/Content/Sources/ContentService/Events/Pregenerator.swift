@@ -1,0 +1,83 @@
+import Foundation
+import LanternCore
+import Logging
+import ServiceLifecycle
+
+/// Makes each user's next fortune ahead of time, so breaking the cookie is instant (and a slow model costs
+/// nobody a wait). Rows of `content.pregeneration` are leased, so replicas share the work and a crashed worker's
+/// rows come back when the lease ends.
+struct Pregenerator: Service {
+    let schedule: ScheduleStore
+    let profiles: ProfileStore
+    let fortunes: FortuneStore
+    let writer: FortuneWriter
+    let clock: WallClock
+    /// A fortune made ahead has no user waiting: the model may take longer than the 5 s of a live break.
+    let budget: Duration
+    let interval: Duration
+    let logger: Logger
+
+    static let lease: TimeInterval = 120
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    while try await runOnce() > 0, !Task.isCancelled {}
+                } catch {
+                    logger.warning("pre-generating fortunes failed", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// Makes the fortunes due now (up to 16); returns how many leases it took.
+    @discardableResult
+    func runOnce() async throws -> Int {
+        let now = clock.now()
+        let lease = now.addingTimeInterval(Self.lease)
+        let users = try await schedule.leasePregenerations(now: now, leaseUntil: lease, limit: 16)
+        await withTaskGroup(of: Void.self) { group in
+            for user in users {
+                group.addTask {
+                    do { try await make(for: user, lease: lease) } catch {
+                        logger.warning("a fortune could not be made ahead", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+        }
+        return users.count
+    }
+
+    private func make(for user: UUID, lease: Date) async throws {
+        guard let profile = try await profiles.profile(of: user) else { return try await schedule.cancelPregeneration(for: user) }
+        // Written for the local day the next cookie opens (today when it is already open to break).
+        let opens = try await fortunes.latest(of: user).map { $0.0.opensAgainAt } ?? clock.now()
+        let day = LocalDay(max(opens, clock.now()), in: TimeZoneName.zone(profile.timeZone) ?? .gmt)
+        let used = try await profiles.artisanalUsed(by: user)
+        let fortune = await writer.write(profile, day: day, poolPosition: used, budget: budget)
+        try await schedule.finishPregeneration(fortune, for: user, profileVersion: profile.version, day: day, lease: lease, at: clock.now())
+    }
+}
+
+/// Sends the "cookie ready" reminders that are due, every `interval`.
+struct ReminderScheduler: Service {
+    let schedule: ScheduleStore
+    let clock: WallClock
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    while try await schedule.sendDueReminders(now: clock.now(), limit: 200) == 200, !Task.isCancelled {}
+                } catch {
+                    logger.warning("sending cookie reminders failed", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import ContentService
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LanternContracts
+import LanternCore
+import LanternEvents
+import LanternRedis
+import LanternTestSupport
+import LanternTokens
+import NIOCore
+import NIOFoundationCompat
+import PostgresNIO
+import Synchronization
+import Testing
+
+/// content on its own database and stream prefix, with a fake identity (tokens, service tokens), a fake astrology
+/// (`/internal/astrology/bazi`, checking the service token) and fake LLM servers whose every prompt is checked for
+/// personal data. The clock is manual: the test moves time.
+struct ContentHarness {
+    let client: any TestClientProtocol
+    let identity: FakeIdentity
+    let astrology: FakeAstrology
+    let llm: FakeLLMServers
+    let streams: StreamNames
+    let redis: RedisClient
+    let databaseURL: String
+    let time: ManualTime
+    let variables: [String: String]
+
+    /// - Parameter llm: variables of the LLM layer (`LLM_MODELS`…); the fakes' URLs and keys are filled in.
+    static func run(llm settings: [String: String] = [:], extra: [String: String] = [:], start: Date = ContentHarness.monday0900,
+                    _ body: @Sendable (ContentHarness) async throws -> Void) async throws {
+        // One manual clock for content and the tokens it checks.
+        let time = ManualTime(start)
+        let identity = try await FakeIdentity(clock: .manual(time))
+        let astrology = FakeAstrology(identity: identity)
+        let llm = FakeLLMServers()
+        try await llm.run { geminiURL, openAIURL in
+            try await identity.serve { identityURL in
+                try await astrology.serve { astrologyURL in
+                    try await TestEnvironment.withDatabase { url in
+                        let prefix = TestEnvironment.uniquePrefix()
+                        var variables = ["DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
+                                         "IDENTITY_URL": identityURL.absoluteString, "ASTROLOGY_URL": astrologyURL.absoluteString,
+                                         "SERVICE_SECRET": FakeIdentity.serviceSecret, "SCHEDULER_INTERVAL_SECONDS": "0.1"]
+                        if !settings.isEmpty {
+                            variables["GEMINI_API_KEY"] = llm.apiKey
+                            variables["GEMINI_BASE_URL"] = geminiURL
+                            variables["OPENAI_BASE_URL"] = openAIURL
+                            variables["OPENAI_API_KEY"] = llm.openAIKey
+                        }
+                        variables.merge(settings) { $1 }
+                        variables.merge(extra) { $1 }
+                        let fixed = variables
+                        let app = try await buildContentApplication(try ContentConfiguration(settings: .fixed(variables)),
+                                                                    dependencies: .init(clock: .manual(time)), logger: TestEnvironment.logger)
+                        let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
+                        try await app.test(.router) { client in
+                            try await body(ContentHarness(client: client, identity: identity, astrology: astrology, llm: llm,
+                                                          streams: StreamNames(prefix: prefix), redis: redis, databaseURL: url, time: time,
+                                                          variables: fixed))
+                        }
+                        await redis.shutdown()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Monday 23 November 2026, 09:00 in Rome (08:00 UTC).
+    static let monday0900 = Date(timeIntervalSince1970: 1_795_420_800)
+
+    /// A second content replica on the same database and streams (its own clock), while `body` runs.
+    func replica(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = try await buildContentApplication(try ContentConfiguration(settings: .fixed(variables)),
+                                                    dependencies: .init(clock: .manual(time)), logger: TestEnvironment.logger)
+        try await app.test(.router) { client in try await body(client) }
+    }
+
+    // MARK: Requests
+
+    @discardableResult
+    func request(_ method: HTTPRequest.Method, _ uri: String, as user: UUID, app: AppID = .luckyday, json: String? = nil,
+                 headers extra: HTTPFields = [:], on other: (any TestClientProtocol)? = nil) async throws -> TestResponse {
+        var headers = extra
+        headers[.authorization] = "Bearer \(try await identity.token(user: user, app: app))"
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await (other ?? client).execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+    }
+
+    static let kyivBirth = #"{"birth":{"date":"1990-05-17","time":"14:35","place":{"id":703448}},"timeZone":"Europe/Rome"}"#
+
+    /// Creates a profile (Kyiv, 1990-05-17 14:35) and checks it was stored.
+    @discardableResult
+    func createProfile(_ user: UUID, body: String = ContentHarness.kyivBirth) async throws -> ProfileBody {
+        let response = try await request(.put, "/v1/fortunes/profile", as: user, json: body)
+        #expect(response.status == .ok, "\(String(buffer: response.body))")
+        return try JSONDecoder.lantern.decode(ProfileBody.self, from: response.body)
+    }
+
+    func breakCookie(_ user: UUID, key: String? = nil, on other: (any TestClientProtocol)? = nil) async throws -> TestResponse {
+        var headers: HTTPFields = [:]
+        if let key { headers[.init("Idempotency-Key")!] = key }
+        return try await request(.post, "/v1/fortunes/today/break", as: user, headers: headers, on: other)
+    }
+
+    func scalar<T: PostgresDecodable & Sendable>(_ sql: String, as type: T.Type) async throws -> T? {
+        try await TestEnvironment.withPostgres(databaseURL) { client in
+            let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: TestEnvironment.logger)
+            for try await value in rows.decode(T.self) { return value }
+            return nil
+        }
+    }
+
+    func count(_ sql: String) async throws -> Int { try await scalar(sql, as: Int.self) ?? -1 }
+
+    /// Jobs on `lantern.jobs.push` so far.
+    func pushJobs() async throws -> [PushRequest] {
+        let reply = try await redis.send(["XRANGE", streams.jobs("push"), "-", "+"])
+        return (reply.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0).payload(as: PushRequest.self) }
+    }
+
+    func events(_ type: String) async throws -> [EventEnvelope] {
+        let reply = try await redis.send(["XRANGE", streams.events("content"), "-", "+"])
+        return (reply.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0) }.filter { $0.type == type }
+    }
+
+    /// Publishes an identity event, as identity's outbox relay would.
+    func identityEvent(_ type: String, subject: UUID, data: JSONValue) async throws {
+        let event = EventEnvelope(type: type, occurredAt: Date(), producer: "identity", subject: subject.lowercased, data: data)
+        try await EventPublisher(redis: redis).publish(event, to: streams.events("identity"))
+    }
+}
+
+/// The profile as the API answers it (decoded independently of the service's own types).
+struct ProfileBody: Decodable {
+    struct Zodiac: Decodable { var animal: String; var element: String; var sign: String }
+    struct Pillar: Decodable {
+        var role: String; var meaning: String; var stem: String; var branch: String; var animal: String
+        var stemElement: String; var polarity: String; var assumed: Bool; var poem: String
+    }
+    var zodiac: Zodiac
+    var nickname: String
+    var dayMaster: String
+    var pillars: [Pillar]
+    var elements: [String: Int]
+    var essence: [String]
+    var birthTimeKnown: Bool
+    var limitations: [String]
+    var artisanal: Bool
+    var timeZone: String
+}
+
+struct CookieBody: Decodable, Equatable {
+    struct Fortune: Decodable, Equatable { var id: UUID; var text: String; var artisanal: Bool; var revealedAt: Date }
+    var state: String
+    var fortune: Fortune?
+    var opensAgainAt: Date?
+}
+
+struct ProblemBody: Decodable {
+    struct FieldError: Decodable { var field: String; var message: String }
+    var status: Int
+    var code: String
+    var errors: [FieldError]?
+    var opensAgainAt: String?
+}
+
+extension TestResponse {
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder.lantern.decode(T.self, from: body) }
+}
+
+/// astrology's `POST /internal/astrology/bazi` as content meets it: a service token of audience `internal`
+/// required, astrology's 422 for a date out of range, and a fixed reading (the real computation is checked in
+/// astrology's own tests and in the end-to-end journey).
+final class FakeAstrology: Sendable {
+    let identity: FakeIdentity
+    private let received = Mutex<[(subject: String, body: Data)]>([])
+    var requests: [(subject: String, body: [String: Any])] {
+        received.withLock { $0 }.map { ($0.subject, (try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any]) ?? [:]) }
+    }
+
+    init(identity: FakeIdentity) { self.identity = identity }
+
+    /// Metal Horse year (庚午), day master Yang Metal (庚).
+    static let reading = #"""
+        {"pillars":[
+          {"role":"year","meaning":"Destiny","stem":"Geng","stemHanzi":"庚","branch":"Wu","branchHanzi":"午","animal":"Horse","stemElement":"Metal","branchElement":"Fire","polarity":"Yang"},
+          {"role":"month","meaning":"Environment","stem":"Xin","stemHanzi":"辛","branch":"Si","branchHanzi":"巳","animal":"Snake","stemElement":"Metal","branchElement":"Fire","polarity":"Yin"},
+          {"role":"day","meaning":"Essence","stem":"Geng","stemHanzi":"庚","branch":"Chen","branchHanzi":"辰","animal":"Dragon","stemElement":"Metal","branchElement":"Earth","polarity":"Yang"},
+          {"role":"hour","meaning":"Inner Heart","stem":"Gui","stemHanzi":"癸","branch":"Wei","branchHanzi":"未","animal":"Goat","stemElement":"Water","branchElement":"Earth","polarity":"Yin"}],
+         "dayMaster":{"stem":"Geng","element":"Metal","polarity":"Yang"},
+         "elements":{"Wood":0,"Fire":2,"Earth":2,"Metal":3,"Water":1},
+         "zodiacAnimal":"Horse","solarYearAnimal":"Horse","lunarDate":{"year":1990,"month":4,"day":23,"leapMonth":false},
+         "options":{"dayBoundary":"23:00","solarTime":"clock"},"timeKnown":true,"warnings":[]}
+        """#
+
+    func serve<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
+        let router = Router()
+        let verifier = await identity.issuer.localVerifier()
+        router.post("/internal/astrology/bazi") { request, _ -> Response in
+            guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+                  let claims = try? await verifier.verify(String(header.dropFirst(7)), audience: TokenAudience.service) else {
+                return Response(status: .unauthorized)
+            }
+            let data = try await request.body.collect(upTo: 1 << 16)
+            let json = (try? JSONSerialization.jsonObject(with: Data(buffer: data)) as? [String: Any]) ?? [:]
+            let subject = claims.sub
+            self.received.withLock { $0.append((subject, Data(buffer: data))) }
+            if (json["date"] as? String)?.hasPrefix("18") == true {
+                let problem = #"{"type":"https://lantern.dev/problems/validation-failed","title":"Invalid request","status":422,"code":"validation_failed","detail":"date: must be a real date YYYY-MM-DD between 1900-01-01 and 2100-12-31","errors":[{"field":"date","message":"must be a real date YYYY-MM-DD between 1900-01-01 and 2100-12-31"}]}"#
+                return Response(status: .unprocessableContent, headers: [.contentType: "application/problem+json"], body: .init(byteBuffer: ByteBuffer(string: problem)))
+            }
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: Self.reading)))
+        }
+        return try await LoopbackServer.run(router: router) { port in try await body(URL(string: "http://127.0.0.1:\(port)")!) }
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LanternContracts
+import LanternCore
+import LanternTestSupport
+import Testing
+
+@Suite("Lucky Day profile")
+struct LuckyDayProfileTests {
+    @Test("birth data → pillars from astrology with content's service token, nickname, poems, essence; the birth data is not stored")
+    func createProfile() async throws {
+        try await ContentHarness.run { h in
+            let user = UUID()
+            h.llm.forbid(user.uuidString.lowercased(), "Kyiv", "1990", "14:35")
+            let profile = try await h.createProfile(user)
+            #expect(profile.zodiac.animal == "Horse" && profile.zodiac.sign == "Metal Horse")
+            #expect(profile.nickname.hasSuffix(" Metal Horse") && profile.nickname.split(separator: " ").count == 3)
+            #expect(profile.pillars.map(\.role) == ["year", "month", "day", "hour"])
+            #expect(profile.pillars.allSatisfy { !$0.poem.isEmpty && $0.poem.count <= 200 && !$0.assumed })
+            #expect(profile.essence.count == 3 && profile.essence.allSatisfy { !$0.isEmpty })
+            #expect(profile.dayMaster == "Yang Metal" && profile.birthTimeKnown && profile.limitations.isEmpty)
+            #expect(profile.artisanal, "no model is configured: the local grammars wrote the texts")
+            let sent = try #require(h.astrology.requests.first)
+            #expect(sent.subject == "service:content")
+            #expect(sent.body["date"] as? String == "1990-05-17" && sent.body["time"] as? String == "14:35")
+            #expect((sent.body["place"] as? [String: Any])?["id"] as? Int == 703448)
+            // Only derived descriptors are kept (Req 9).
+            let stored = try await h.scalar("SELECT row_to_json(p)::text FROM content.luckyday_profiles p", as: String.self) ?? ""
+            #expect(!stored.contains("1990") && !stored.contains("14:35") && !stored.contains("703448"))
+            let again = try await h.request(.get, "/v1/fortunes/profile", as: user)
+            #expect(try again.decode(ProfileBody.self).nickname == profile.nickname)
+        }
+    }
+
+    @Test("the texts come from a model when one is configured, and its prompts hold no birth data")
+    func modelTexts() async throws {
+        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:gemini-2.5-flash"]) { h in
+            let answer = #"{"nickname":"Quiet Metal Horse","poems":{"year":"Your Destiny rides a Metal Horse across open country.","month":"Fire and Metal meet in your Environment.","day":"Your Essence is a polished blade that rests in its sheath.","hour":"Water in your Inner Heart keeps the forge from burning hot."},"essence":["The Horse in you runs toward horizons.","Yang Metal at your core: clear and bright.","Much Metal, little Wood: let something grow."]}"#
+            h.llm.script("gemini-2.5-flash", .ok(answer))
+            let user = UUID()
+            h.llm.forbid(user.uuidString.lowercased(), "Kyiv", "1990", "14:35", "703448", "Europe/Rome")
+            let profile = try await h.createProfile(user)
+            #expect(profile.nickname == "Quiet Metal Horse" && !profile.artisanal)
+            #expect(profile.pillars.first { $0.role == "day" }?.poem == "Your Essence is a polished blade that rests in its sheath.")
+            let prompt = try #require(h.llm.received.first?.prompt)
+            #expect(prompt.contains("Chinese zodiac animal: Horse") && prompt.contains("Day master: Yang Metal"))
+        }
+    }
+
+    @Test("unknown birth time: astrology is asked for noon, the hour pillar is marked assumed, and the profile says so")
+    func unknownTime() async throws {
+        try await ContentHarness.run { h in
+            let profile = try await h.createProfile(UUID(), body: #"{"birth":{"date":"1990-05-17","time":null,"place":{"id":703448}},"timeZone":"Europe/Rome"}"#)
+            #expect(h.astrology.requests.first?.body["time"] as? String == "12:00")
+            #expect(!profile.birthTimeKnown && profile.pillars.first { $0.role == "hour" }?.assumed == true)
+            #expect(profile.limitations.first?.contains("noon") == true)
+        }
+    }
+
+    @Test("bad input is a 422 naming the field; astrology's own refusals come back under birth.", arguments: [
+        (#"{"timeZone":"Europe/Rome"}"#, "birth"),
+        (#"{"birth":{"place":{"id":1}},"timeZone":"Europe/Rome"}"#, "birth.date"),
+        (#"{"birth":{"date":"1990-05-17"},"timeZone":"Europe/Rome"}"#, "birth.place"),
+        (#"{"birth":{"date":"1990-05-17","place":{"id":1}}}"#, "timeZone"),
+        (#"{"birth":{"date":"1990-05-17","place":{"id":1}},"timeZone":"Mars/Olympus"}"#, "timeZone"),
+        (#"{"birth":{"date":"1890-05-17","place":{"id":1}},"timeZone":"Europe/Rome"}"#, "birth.date"),
+        (#"{"birth":{"date":17,"place":{"id":1}},"timeZone":"Europe/Rome"}"#, "birth.date"),
+    ])
+    func badInput(body: String, field: String) async throws {
+        try await ContentHarness.run { h in
+            let response = try await h.request(.put, "/v1/fortunes/profile", as: UUID(), json: body)
+            #expect(response.status == .unprocessableContent, "\(String(buffer: response.body))")
+            let problem = try response.decode(ProblemBody.self)
+            #expect(problem.errors?.contains { $0.field == field } == true, "\(String(buffer: response.body))")
+        }
+    }
+
+    @Test("another app's token is refused with 403; no token with 401")
+    func appOnly() async throws {
+        try await ContentHarness.run { h in
+            let response = try await h.request(.get, "/v1/fortunes/today", as: UUID(), app: .pairly)
+            let problem = try response.decode(ProblemBody.self)
+            #expect(response.status == .forbidden && problem.code == "fortunes_not_available")
+            let anonymous = try await h.client.execute(uri: "/v1/fortunes/today", method: .get, headers: [:], body: nil)
+            #expect(anonymous.status == .unauthorized)
+        }
+    }
+}
+
+@Suite("Lucky Day cookie")
+struct LuckyDayCookieTests {
+    @Test("closed → break (retry: same fortune) → a second break is refused with opensAgainAt → 24 h later closed again, one reminder")
+    func dailyCycle() async throws {
+        try await ContentHarness.run { h in
+            let user = UUID()
+            try await h.createProfile(user)
+            let closed = try await h.request(.get, "/v1/fortunes/today", as: user).decode(CookieBody.self)
+            #expect(closed.state == "closed" && closed.fortune == nil)
+
+            let first = try await h.breakCookie(user, key: "k1")
+            #expect(first.status == .ok, "\(String(buffer: first.body))")
+            let opened = try first.decode(CookieBody.self)
+            let fortune = try #require(opened.fortune)
+            #expect(opened.state == "opened" && fortune.text.count <= 200 && fortune.artisanal)
+            #expect(opened.opensAgainAt == ContentHarness.monday0900.addingTimeInterval(86_400))
+            let retried = try await h.breakCookie(user, key: "k1").decode(CookieBody.self)
+            #expect(retried == opened, "a retry must give the same fortune")
+
+            let second = try await h.breakCookie(user, key: "k2")
+            #expect(second.status == .conflict)
+            let problem = try second.decode(ProblemBody.self)
+            #expect(problem.code == "cookie_not_ready" && problem.opensAgainAt == "2026-11-24T08:00:00Z")
+            #expect(second.headers[.retryAfter] == "86400")
+            #expect(try await h.breakCookie(user).status == .conflict)
+            #expect(try await h.events("fortune.revealed").count == 1)
+
+            h.time.advance(by: 86_400)
+            #expect(try await h.request(.get, "/v1/fortunes/today", as: user).decode(CookieBody.self).state == "closed")
+            let reminded = try await eventually { try await h.pushJobs().filter { $0.userId == user.lowercased }.count == 1 }
+            #expect(reminded)
+            let push = try #require(try await h.pushJobs().first)
+            #expect(push.messageKey == "luckyday.cookie_ready" && push.app == "luckyday" && push.delivery == .alert)
+
+            let next = try await h.breakCookie(user, key: "k3").decode(CookieBody.self)
+            #expect(next.fortune?.text != fortune.text && next.fortune?.id != fortune.id)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await h.pushJobs().count == 1, "a reminder went out twice")
+        }
+    }
+
+    @Test("two replicas: breaks are serialised per user and each reminder is sent once")
+    func twoReplicas() async throws {
+        try await ContentHarness.run { h in
+            let users = (0..<4).map { _ in UUID() }
+            for user in users { try await h.createProfile(user) }
+            try await h.replica { other in
+                for user in users {
+                    async let a = h.breakCookie(user, key: "a-\(user)")
+                    async let b = h.breakCookie(user, key: "b-\(user)", on: other)
+                    let statuses = try await [a.status, b.status]
+                    #expect(statuses.sorted { $0.code < $1.code } == [.ok, .conflict], "\(statuses)")
+                }
+                h.time.advance(by: 86_400)
+                let all = try await eventually { try await h.pushJobs().count >= users.count }
+                #expect(all)
+                try await Task.sleep(for: .milliseconds(500))
+                let jobs = try await h.pushJobs()
+                #expect(jobs.count == users.count && Set(jobs.map(\.userId)) == Set(users.map(\.lowercased)))
+            }
+        }
+    }
+
+    @Test("no profile yet: breaking is a 409 profile_required")
+    func noProfile() async throws {
+        try await ContentHarness.run { h in
+            let response = try await h.breakCookie(UUID())
+            let problem = try response.decode(ProblemBody.self)
+            #expect(response.status == .conflict && problem.code == "profile_required")
+        }
+    }
+
+    @Test("a model that is too slow: the break answers within the budget with an artisanal fortune")
+    func slowModel() async throws {
+        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:slow"], extra: ["FORTUNE_BUDGET_SECONDS": "0.5", "PREGENERATION_BUDGET_SECONDS": "0.2"]) { h in
+            h.llm.script("slow", .slow(.seconds(2)))
+            let user = UUID()
+            try await h.createProfile(user)
+            // The fortune made ahead timed out too; it is artisanal, or absent, and the break stays within budget.
+            let started = ContinuousClock.now
+            let response = try await h.breakCookie(user)
+            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(try response.decode(CookieBody.self).fortune?.artisanal == true)
+        }
+    }
+
+    @Test("a fortune made ahead by a model is the one revealed, at once, even when the model has become slow")
+    func pregenerated() async throws {
+        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:m"]) { h in
+            h.llm.script("m", .ok(#"{"nickname":"Quiet Metal Horse","poems":{},"essence":[]}"#), .ok("A quiet wind on a Metal day carries your patience further than haste could."))
+            let user = UUID()
+            h.llm.forbid(user.uuidString.lowercased(), "Kyiv", "1990")
+            try await h.createProfile(user)
+            let made = try await eventually { try await h.count("SELECT count(*) FROM content.next_fortunes WHERE artisanal = false") == 1 }
+            #expect(made)
+            h.llm.script("m", .slow(.seconds(10)))
+            let started = ContinuousClock.now
+            let fortune = try await h.breakCookie(user).decode(CookieBody.self).fortune
+            #expect(ContinuousClock.now - started < .seconds(1))
+            #expect(fortune?.text == "A quiet wind on a Metal day carries your patience further than haste could." && fortune?.artisanal == false)
+            let prompt = try #require(h.llm.received.last?.prompt)
+            #expect(prompt.contains("Element of today: ") && prompt.contains("Weekday: "))
+        }
+    }
+
+    @Test("the widget: the cookie's state with an ETag, 304 for If-None-Match, cacheable while open")
+    func widget() async throws {
+        try await ContentHarness.run { h in
+            let user = UUID()
+            try await h.createProfile(user)
+            let closed = try await h.request(.get, "/v1/widgets/luckyday", as: user)
+            #expect(closed.status == .ok && closed.headers[.cacheControl] == "private, no-cache")
+            let etag = try #require(closed.headers[.eTag])
+            let same = try await h.request(.get, "/v1/widgets/luckyday", as: user, headers: [.ifNoneMatch: etag])
+            #expect(same.status == .notModified && same.body.readableBytes == 0)
+            _ = try await h.breakCookie(user)
+            let open = try await h.request(.get, "/v1/widgets/luckyday", as: user, headers: [.ifNoneMatch: etag])
+            #expect(open.status == .ok && open.headers[.cacheControl] == "private, max-age=86400")
+            #expect(try open.decode(CookieBody.self).state == "opened")
+        }
+    }
+
+    @Test("user.deleted erases the profile, the fortunes and the schedules")
+    func deletion() async throws {
+        try await ContentHarness.run { h in
+            let user = UUID()
+            try await h.createProfile(user)
+            _ = try await h.breakCookie(user)
+            try await h.identityEvent("user.deleted", subject: user, data: .object(["userId": .string(user.lowercased), "app": .string("luckyday")]))
+            let erased = try await eventually {
+                try await h.count("""
+                    SELECT (SELECT count(*) FROM content.luckyday_profiles) + (SELECT count(*) FROM content.fortunes) + \
+                    (SELECT count(*) FROM content.reminders) + (SELECT count(*) FROM content.pregeneration) + (SELECT count(*) FROM content.next_fortunes)
+                    """) == 0
+            }
+            #expect(erased)
+            #expect(try await h.request(.get, "/v1/fortunes/profile", as: user).status == .notFound)
+        }
+    }
+}
