@@ -102,16 +102,14 @@ struct RouterTests {
     @Test("a model slower than the budget: the local generator answers within the budget")
     func slowModelFallsBackInTime() async throws {
         let fake = FakeLLMServers()
-        fake.script("m", .slow(.seconds(2)))
+        // The model answers only when the test is over: waiting for it would never return. (The budget's
+        // precision is measured by `make bench`.)
+        fake.script("m", .hang)
         try await withProviders(fake) { gemini, _ in
             let router = try makeRouter(["gemini:m", "local"], providers: [gemini])
-            let started = ContinuousClock.now
             let result = try await router.generate(fortuneRequest(budget: .milliseconds(400)))
-            let elapsed = ContinuousClock.now - started
             #expect(result.source == .local && result.source.isLocal)
-            // The budget's precision is measured by `make bench`; here: the slow model was not waited for.
-            #expect(elapsed < .seconds(1), "answered after \(elapsed)")
-            #expect(result.fallbacks.first?.hasPrefix("gemini:m") == true)
+            #expect(result.fallbacks.first?.hasPrefix("gemini:m: timeout") == true, "\(result.fallbacks)")
         }
     }
 
@@ -158,17 +156,18 @@ struct RouterTests {
     @Test("a provider at its concurrency limit: a caller that cannot wait for a slot falls back")
     func concurrencyLimit() async throws {
         let fake = FakeLLMServers()
-        fake.script("m", .slow(.milliseconds(800)))
+        fake.script("m", .hang)
         try await withProviders(fake) { gemini, _ in
             var policy = RouterPolicy()
             policy.maxConcurrency = 1
             let router = try makeRouter(["gemini:m", "local"], providers: [gemini], policy: policy)
-            async let slow = router.generate(fortuneRequest(budget: .seconds(3)))
-            try await Task.sleep(for: .milliseconds(150))
+            async let first = router.generate(fortuneRequest(budget: .seconds(2)))
+            // The first call holds the only slot once the model has its request.
+            #expect(try await eventually { fake.received.count == 1 })
             let second = try await router.generate(fortuneRequest(budget: .milliseconds(300)))
             #expect(second.source == .local)
-            #expect(second.fallbacks.first?.contains("busy") == true)
-            #expect(try await slow.source == .model(provider: "gemini", model: "m"))
+            #expect(second.fallbacks.first?.contains("busy") == true, "\(second.fallbacks)")
+            #expect(try await first.source == .local)
             #expect(fake.received.count == 1)
         }
     }

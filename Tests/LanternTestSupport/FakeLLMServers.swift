@@ -18,6 +18,8 @@ public final class FakeLLMServers: Sendable {
         case ok(String? = nil)
         /// The answer after a delay (a slow model).
         case slow(Duration, String? = nil)
+        /// No answer until the fakes stop (a model far slower than any budget); tests assert order, not time.
+        case hang
         /// 429 with Gemini's `RetryInfo.retryDelay` ("2s") / OpenAI's `Retry-After` seconds.
         case rateLimited(retryAfterSeconds: Double)
         /// 500 INTERNAL, 503 UNAVAILABLE ("The model is overloaded"), 504 DEADLINE_EXCEEDED.
@@ -57,6 +59,8 @@ public final class FakeLLMServers: Sendable {
         var received: [Received] = []
         var forbidden: Set<String> = []
         var violations: [String] = []
+        var hanging: [CheckedContinuation<Void, Never>] = []
+        var stopped = false
     }
     private let state = Mutex(State())
 
@@ -80,7 +84,8 @@ public final class FakeLLMServers: Sendable {
     /// with `PromptLeak` when a prompt carried personal data.
     public func run<T: Sendable>(_ body: @Sendable (_ geminiURL: String, _ openAIURL: String) async throws -> T) async throws -> T {
         let result = try await LoopbackServer.run(router: router()) { port in
-            try await body("http://127.0.0.1:\(port)", "http://127.0.0.1:\(port)/v1")
+            defer { releaseHanging() }
+            return try await body("http://127.0.0.1:\(port)", "http://127.0.0.1:\(port)/v1")
         }
         let violations = privacyViolations
         guard violations.isEmpty else { throw PromptLeak(findings: violations) }
@@ -93,6 +98,26 @@ public final class FakeLLMServers: Sendable {
     }
 
     // MARK: Serving
+
+    /// Waits until the fakes stop.
+    private func hang() async {
+        await withCheckedContinuation { continuation in
+            let stopped = state.withLock { state in
+                if !state.stopped { state.hanging.append(continuation) }
+                return state.stopped
+            }
+            if stopped { continuation.resume() }
+        }
+    }
+
+    private func releaseHanging() {
+        let waiting = state.withLock { state in
+            state.stopped = true
+            defer { state.hanging = [] }
+            return state.hanging
+        }
+        for continuation in waiting { continuation.resume() }
+    }
 
     private func next(for model: String) -> Behaviour {
         state.withLock { state in
@@ -175,6 +200,9 @@ public final class FakeLLMServers: Sendable {
         case .maxTokensEmpty:
             return Self.json(200, #"{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":42,"totalTokenCount":298,"thoughtsTokenCount":256}}"#)
         case .recitation: return Self.json(200, answer("", finish: "RECITATION"))
+        case .hang:
+            await hang()
+            return Self.json(503, Self.googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later."))
         }
     }
 
@@ -200,6 +228,9 @@ public final class FakeLLMServers: Sendable {
         case .safety, .promptBlocked: return Self.json(200, answer("", finish: "content_filter"))
         case .maxTokensEmpty: return Self.json(200, answer("", finish: "length"))
         case .recitation: return Self.json(200, answer("", finish: "content_filter"))
+        case .hang:
+            await hang()
+            return Self.json(503, #"{"error":{"message":"overloaded","type":"server_error","param":null,"code":null}}"#)
         }
     }
 

@@ -18,7 +18,8 @@ struct PushWorkerTests {
             try await h.register(user, device: "iphone", platform: "ios", token: token)
             try await h.push(.newMoment(to: user, delivery: .background))
             try await h.push(.newMoment(to: user, from: "Ana", delivery: .alert))
-            #expect(try await eventually { h.fake.apnsRequests.count == 2 })
+            // The fake records a request before it has checked its token: wait for both.
+            #expect(try await eventually { h.fake.apnsRequests.count == 2 && h.fake.providerTokensSeen > 0 })
             let requests = h.fake.apnsRequests
             #expect(requests.allSatisfy { $0.path == "/3/device/\(token)" && $0.http2 })
             #expect(Set(requests.map(\.connection)).count == 1, "both requests multiplexed on one HTTP/2 connection")
