@@ -35,13 +35,23 @@ final class Stack: @unchecked Sendable {
                 .appendingPathComponent(".lantern/data/places.tsv").path
     }
 
-    /// - Parameter places: give `astrology` the gazetteer (it loads it and builds its search index before it is ready).
-    static func run(places: Bool = false, _ body: @Sendable (Stack) async throws -> Void) async throws {
+    /// - Parameters:
+    ///   - places: give `astrology` the gazetteer (it loads it and builds its search index before it is ready).
+    ///   - llm: point content's LLM layer at these fake servers (model `gemini-2.5-flash`); they fail the test if a
+    ///     prompt carries personal data. Without: content writes with its local grammars.
+    static func run(places: Bool = false, llm: FakeLLMServers? = nil, _ body: @Sendable (Stack) async throws -> Void) async throws {
         let push = try await FakePushServices()
-        try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, body) }
+        guard let llm else {
+            return try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, content: [:], body) }
+        }
+        try await llm.run { geminiURL, _ in
+            let content = ["GEMINI_API_KEY": llm.apiKey, "GEMINI_BASE_URL": geminiURL, "LLM_MODELS": "gemini:gemini-2.5-flash"]
+            try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, content: content, body) }
+        }
     }
 
-    private static func run(push: FakePushServices, pushURL: URL, places: Bool, _ body: @Sendable (Stack) async throws -> Void) async throws {
+    private static func run(push: FakePushServices, pushURL: URL, places: Bool, content: [String: String],
+                            _ body: @Sendable (Stack) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { databaseURL in
             let prefix = TestEnvironment.uniquePrefix()
             // Every executable of the one list, in its order, each on a free port; every `<NAME>_URL` points there.
@@ -70,6 +80,7 @@ final class Stack: @unchecked Sendable {
                                 "APNS_URL": pushURL.absoluteString, "FCM_SERVICE_ACCOUNT_FILE": accountFile.path, "FCM_URL": pushURL.absoluteString,
                                 "PUSH_TRUST_ROOTS_FILE": try push.tls.writeCA(to: storage)],
                 "astrology": places ? ["PLACES_FILE": placesFile] : [:],
+                "content": content,
             ]
             let stack = Stack(gateway: "http://127.0.0.1:\(ports["gateway"] ?? 0)", streams: StreamNames(prefix: prefix), push: push)
             stack.pushWorker = "http://127.0.0.1:\(ports["push-worker"] ?? 0)"

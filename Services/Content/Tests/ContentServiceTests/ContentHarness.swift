@@ -184,16 +184,16 @@ final class FakeAstrology: Sendable {
 
     init(identity: FakeIdentity) { self.identity = identity }
 
-    /// Metal Horse year (庚午), day master Yang Metal (庚).
+    /// Metal Horse year (庚午), day master Yang Metal (庚); names in lower case, as astrology writes them.
     static let reading = #"""
         {"pillars":[
-          {"role":"year","meaning":"Destiny","stem":"Geng","stemHanzi":"庚","branch":"Wu","branchHanzi":"午","animal":"Horse","stemElement":"Metal","branchElement":"Fire","polarity":"Yang"},
-          {"role":"month","meaning":"Environment","stem":"Xin","stemHanzi":"辛","branch":"Si","branchHanzi":"巳","animal":"Snake","stemElement":"Metal","branchElement":"Fire","polarity":"Yin"},
-          {"role":"day","meaning":"Essence","stem":"Geng","stemHanzi":"庚","branch":"Chen","branchHanzi":"辰","animal":"Dragon","stemElement":"Metal","branchElement":"Earth","polarity":"Yang"},
-          {"role":"hour","meaning":"Inner Heart","stem":"Gui","stemHanzi":"癸","branch":"Wei","branchHanzi":"未","animal":"Goat","stemElement":"Water","branchElement":"Earth","polarity":"Yin"}],
-         "dayMaster":{"stem":"Geng","element":"Metal","polarity":"Yang"},
-         "elements":{"Wood":0,"Fire":2,"Earth":2,"Metal":3,"Water":1},
-         "zodiacAnimal":"Horse","solarYearAnimal":"Horse","lunarDate":{"year":1990,"month":4,"day":23,"leapMonth":false},
+          {"role":"year","meaning":"Destiny","stem":"Geng","stemHanzi":"庚","branch":"Wu","branchHanzi":"午","animal":"horse","stemElement":"metal","branchElement":"fire","polarity":"yang"},
+          {"role":"month","meaning":"Environment","stem":"Xin","stemHanzi":"辛","branch":"Si","branchHanzi":"巳","animal":"snake","stemElement":"metal","branchElement":"fire","polarity":"yin"},
+          {"role":"day","meaning":"Essence","stem":"Geng","stemHanzi":"庚","branch":"Chen","branchHanzi":"辰","animal":"dragon","stemElement":"metal","branchElement":"earth","polarity":"yang"},
+          {"role":"hour","meaning":"Inner Heart","stem":"Gui","stemHanzi":"癸","branch":"Wei","branchHanzi":"未","animal":"goat","stemElement":"water","branchElement":"earth","polarity":"yin"}],
+         "dayMaster":{"stem":"Geng","element":"metal","polarity":"yang"},
+         "elements":{"wood":0,"fire":2,"earth":2,"metal":3,"water":1},
+         "zodiacAnimal":"horse","solarYearAnimal":"horse","lunarDate":{"year":1990,"month":4,"day":23,"leapMonth":false},
          "options":{"dayBoundary":"23:00","solarTime":"clock"},"timeKnown":true,"warnings":[]}
         """#
 

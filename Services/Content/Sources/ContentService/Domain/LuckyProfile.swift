@@ -42,6 +42,25 @@ struct BaziReading: Sendable, Decodable {
 
     /// The year pillar's stem element: the "Metal" of "Metal Horse".
     var yearElement: String { pillars.first { $0.role == "year" }?.stemElement ?? dayMaster.element }
+
+    /// astrology names animals, elements and polarities in lower case (`horse`, `metal`, `yang`); Lucky Day shows
+    /// and writes them as English names (`Horse`, `Metal`, `Yang`).
+    func displayNames() -> BaziReading {
+        func name(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
+        var reading = self
+        reading.pillars = pillars.map { pillar in
+            var pillar = pillar
+            pillar.animal = name(pillar.animal)
+            pillar.stemElement = name(pillar.stemElement)
+            pillar.branchElement = name(pillar.branchElement)
+            pillar.polarity = name(pillar.polarity)
+            return pillar
+        }
+        reading.dayMaster = DayMaster(stem: dayMaster.stem, element: name(dayMaster.element), polarity: name(dayMaster.polarity))
+        reading.elements = Dictionary(elements.map { (name($0.key), $0.value) }, uniquingKeysWith: +)
+        reading.zodiacAnimal = name(zodiacAnimal)
+        return reading
+    }
 }
 
 /// A Lucky Day profile: what the app shows (Req 3, 4) and what fortunes are written from.

@@ -40,7 +40,7 @@ struct AstrologyClient: BaziSource {
             let body = try await response.body.collect(upTo: 1 << 20)
             switch response.status.code {
             case 200:
-                return try JSONDecoder().decode(BaziReading.self, from: body)
+                return try JSONDecoder().decode(BaziReading.self, from: body).displayNames()
             case 401 where attempt == 1:
                 // identity's key may have rotated since the token was issued: one fresh token, one more try.
                 await tokens.invalidate()
