@@ -103,7 +103,7 @@ let services: [Service] = [
     Service(
         "content", folder: "Content", library: "ContentService",
         dependencies: ["LanternDatabase", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, crypto, httpClient,
-                       nioCore, nioFoundation],
+                       metrics, nioCore, nioFoundation],
         resources: [.copy("Migrations"), .copy("Catalogue")],
         testDependencies: ["LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, httpClient]
     ),
@@ -249,7 +249,7 @@ let package = Package(
         // MARK: Tools
         .executableTarget(
             name: "lantern-bench",
-            dependencies: ["LanternContracts", "LanternCore", "LanternEvents", "LanternRedis", "LanternTestSupport",
+            dependencies: ["LanternContracts", "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport",
                            lifecycle, logging, httpClient, nioCore, nioFoundation,
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -5,7 +5,9 @@
 #   3. resident memory of each idle executable,
 #   4. Pairly real-time (upload → WebSocket, idle sockets),
 #   5. push-worker → fake APNs (TLS, HTTP/2) throughput,
-#   6. astrology: a natal chart in process next to libswe's floor, and charts/s through the gateway.
+#   6. astrology: a natal chart in process next to libswe's floor, and charts/s through the gateway,
+#   7. Lucky Day: breaking made-ahead cookies through the gateway (and at content), breaking with an 8 s slow
+#      model (5 s budget), the local generator and the router's overhead in process, content's idle memory.
 # PostgreSQL pool: 8 connections (≈ 4 × cores); 32 measured worse here (p99 ×7 from backend contention).
 # Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
 source "$(dirname "$0")/lib.sh"
@@ -16,8 +18,8 @@ REDIS_PORT="${LANTERN_BENCH_REDIS_PORT:-63809}"
 DURATION="${BENCH_DURATION:-15s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-64}"
 OUT="$STATE/bench/results.txt"
-# BENCH_ONLY=realtime,push runs only those parts (http, bus, realtime, push, astrology); all by default.
-ONLY=",${BENCH_ONLY:-http,bus,realtime,push,astrology},"
+# BENCH_ONLY=realtime,push runs only those parts (http, bus, realtime, push, astrology, luckyday); all by default.
+ONLY=",${BENCH_ONLY:-http,bus,realtime,push,astrology,luckyday},"
 part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
@@ -55,12 +57,18 @@ HTTP_PORT=18082 MEDIA_STORAGE_DIR="$STATE/bench/media" "$BIN/media" > "$STATE/be
 wait_http http://127.0.0.1:18082/health/ready 60 || die "media did not start"
 HTTP_PORT=18083 PLACES_FILE="$(ensure_gazetteer)" "$BIN/astrology" > "$STATE/bench/astrology.log" 2>&1 & PIDS+=($!)
 wait_http http://127.0.0.1:18083/health/ready 60 || die "astrology did not start"
+# content writes with its local grammars here (no model); the slow-model run below restarts it.
+start_content() {
+  HTTP_PORT=18084 SCHEDULER_INTERVAL_SECONDS=0.2 "$@" "$BIN/content" >> "$STATE/bench/content.log" 2>&1 & PIDS+=($!); CONTENT_PID=$!
+  wait_http http://127.0.0.1:18084/health/ready 60 || die "content did not start"
+}
+start_content env
 HTTP_PORT=18080 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
 wait_http http://127.0.0.1:18080/health/ready 60 || die "gateway did not start"
 
 sleep 3
 : > "$OUT"
-"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | tee -a "$OUT"
+"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID | tee -a "$OUT"
 
 TOKEN=$(curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type: application/json' \
   -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"luckyday\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])')
@@ -119,5 +127,34 @@ PLACES=typos run_wrk astrology-places-typos http://127.0.0.1:18080/v1/astrology/
 PLACES=mixed run_wrk astrology-places-mixed http://127.0.0.1:18080/v1/astrology/places 50 places.lua
 fi
 
-"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
+if part luckyday; then
+say "Lucky Day: ${BENCH_LUCKYDAY_USERS:-3000} users with profiles, then each breaks a cookie made ahead (64 in flight)"
+"$BIN/lantern-bench" luckyday setup --users "${BENCH_LUCKYDAY_USERS:-3000}" --tokens "$STATE/bench/luckyday-tokens.txt" | tee -a "$OUT"
+# The next fortune of every user is made in the background; wait until all are.
+LUCKYDAY_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench"
+for _ in $(seq 1 600); do
+  made=$(psql_url "$LUCKYDAY_URL" "SELECT count(*) FROM content.next_fortunes")
+  [ "$made" -ge "${BENCH_LUCKYDAY_USERS:-3000}" ] && break; sleep 0.5
+done
+say "fortunes made ahead: $made"
+head -n $(( ${BENCH_LUCKYDAY_USERS:-3000} / 2 )) "$STATE/bench/luckyday-tokens.txt" > "$STATE/bench/luckyday-gateway.txt"
+tail -n +$(( ${BENCH_LUCKYDAY_USERS:-3000} / 2 + 1 )) "$STATE/bench/luckyday-tokens.txt" > "$STATE/bench/luckyday-direct.txt"
+"$BIN/lantern-bench" luckyday break --url http://127.0.0.1:18080 --tokens "$STATE/bench/luckyday-gateway.txt" --name break-made-ahead-gateway | tee -a "$OUT"
+"$BIN/lantern-bench" luckyday break --url http://127.0.0.1:18084 --tokens "$STATE/bench/luckyday-direct.txt" --name break-made-ahead-direct | tee -a "$OUT"
+
+say "Lucky Day with a model 8 s slow: 64 new users break at once, before any fortune is made ahead (budget 5 s)"
+"$BIN/lantern-bench" fake-llm --delay 8 --port-file "$STATE/bench/fake-llm.port" > "$STATE/bench/fake-llm.log" 2>&1 & PIDS+=($!); FAKE_PID=$!
+for _ in $(seq 1 100); do [ -s "$STATE/bench/fake-llm.port" ] && break; sleep 0.1; done
+kill -TERM "$CONTENT_PID"; wait "$CONTENT_PID" 2>/dev/null || true
+start_content env GEMINI_API_KEY=test-gemini-key GEMINI_BASE_URL="http://127.0.0.1:$(cat "$STATE/bench/fake-llm.port")" \
+  LLM_MODELS=gemini:gemini-2.5-flash LLM_MODELS_PROFILE=local
+"$BIN/lantern-bench" luckyday setup --users 64 --concurrency 64 --tokens "$STATE/bench/luckyday-slow.txt" > /dev/null
+"$BIN/lantern-bench" luckyday break --url http://127.0.0.1:18080 --tokens "$STATE/bench/luckyday-slow.txt" --name break-model-8s-slow | tee -a "$OUT"
+kill -TERM "$FAKE_PID" 2>/dev/null || true
+
+say "the LLM layer in process"
+"$BIN/lantern-bench" llm --catalogue "$ROOT/Services/Content/Sources/ContentService/Catalogue/luckyday.json" | tee -a "$OUT"
+fi
+
+"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
 say "results in $OUT"

@@ -64,7 +64,10 @@ public final class FakeLLMServers: Sendable {
     }
     private let state = Mutex(State())
 
-    public init() {}
+    /// How unscripted models answer.
+    let defaultBehaviour: Behaviour
+
+    public init(defaultBehaviour: Behaviour = .ok()) { self.defaultBehaviour = defaultBehaviour }
 
     /// Makes `model` answer with `behaviours`, one per request, the last one repeated.
     public func script(_ model: String, _ behaviours: Behaviour...) {
@@ -121,7 +124,7 @@ public final class FakeLLMServers: Sendable {
 
     private func next(for model: String) -> Behaviour {
         state.withLock { state in
-            guard var script = state.scripts[model], let first = script.first else { return .ok() }
+            guard var script = state.scripts[model], let first = script.first else { return defaultBehaviour }
             if script.count > 1 { script.removeFirst() }
             state.scripts[model] = script
             return first

@@ -129,7 +129,7 @@ struct LuckyDayCookieTests {
         }
     }
 
-    @Test("two replicas: breaks are serialised per user and each reminder is sent once")
+    @Test("two replicas and a restart: breaks are serialised per user, and each reminder is sent once")
     func twoReplicas() async throws {
         try await ContentHarness.run { h in
             let users = (0..<4).map { _ in UUID() }
@@ -141,6 +141,9 @@ struct LuckyDayCookieTests {
                     let statuses = try await [a.status, b.status]
                     #expect(statuses.sorted { $0.code < $1.code } == [.ok, .conflict], "\(statuses)")
                 }
+            }
+            // The second replica has stopped; a new one starts (a restart) before the reminders fall due.
+            try await h.replica { _ in
                 h.time.advance(by: 86_400)
                 let all = try await eventually { try await h.pushJobs().count >= users.count }
                 #expect(all)

@@ -4,6 +4,7 @@ import LanternContracts
 import LanternCore
 import LanternHTTP
 import LanternLLM
+import Metrics
 
 /// Lucky Day: `/v1/fortunes/profile`, `/v1/fortunes/today`, `/v1/fortunes/today/break` and `/v1/widgets/luckyday`.
 struct FortunesController: Sendable {
@@ -125,6 +126,7 @@ struct FortunesController: Sendable {
         guard let birth = body.birth, let date = birth.date, let place = birth.place, let zone = body.timeZone else { throw Problem.invalid([]) }
         do {
             let profile = try await luckyDay.saveProfile(user: user, birth: BirthData(date: date, time: birth.time, place: place), timeZone: zone)
+            Counter(label: "lantern_luckyday_profiles_saved_total", dimensions: [("artisanal", String(profile.textsArtisanal))]).increment()
             return JSONResponse(ProfileBody(profile))
         } catch let unavailable as AstrologyClient.Unavailable {
             context.logger.error("profile not computed", metadata: ["reason": "\(unavailable)"])
@@ -145,7 +147,11 @@ struct FortunesController: Sendable {
             throw Problem.invalid(field: "timeZone", "must be an IANA time zone such as Europe/Rome")
         }
         switch try await luckyDay.breakCookie(user: user, key: key, timeZone: body?.timeZone) {
-        case .revealed(let fortune), .repeated(let fortune):
+        case .revealed(let fortune):
+            // Anonymous counters only (Req 9.4): how many, and how many were not written by a model.
+            Counter(label: "lantern_luckyday_fortunes_revealed_total", dimensions: [("artisanal", String(fortune.artisanal))]).increment()
+            return JSONResponse(CookieBody(.opened(fortune)))
+        case .repeated(let fortune):
             return JSONResponse(CookieBody(.opened(fortune)))
         case .locked(let opensAgainAt):
             throw Problem(status: 409, code: "cookie_not_ready", title: "Conflict",
