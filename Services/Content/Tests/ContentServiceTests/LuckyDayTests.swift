@@ -103,6 +103,7 @@ struct LuckyDayCookieTests {
             let opened = try first.decode(CookieBody.self)
             let fortune = try #require(opened.fortune)
             #expect(opened.state == "opened" && fortune.text.count <= 200 && fortune.artisanal)
+            #expect(String(buffer: first.body).contains(fortune.id.uuidString.lowercased()), "ids are lower case")
             #expect(opened.opensAgainAt == ContentHarness.monday0900.addingTimeInterval(86_400))
             let retried = try await h.breakCookie(user, key: "k1").decode(CookieBody.self)
             #expect(retried == opened, "a retry must give the same fortune")
@@ -126,6 +127,13 @@ struct LuckyDayCookieTests {
             #expect(next.fortune?.text != fortune.text && next.fortune?.id != fortune.id)
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await h.pushJobs().count == 1, "a reminder went out twice")
+
+            // The day after: the key of an earlier cookie is not a retry of this one.
+            h.time.advance(by: 86_400)
+            let reused = try await h.breakCookie(user, key: "k1")
+            let reusedProblem = try reused.decode(ProblemBody.self)
+            #expect(reused.status == .unprocessableContent && reusedProblem.code == "idempotency_key_reused")
+            #expect(try await h.breakCookie(user, key: "k4").status == .ok)
         }
     }
 

@@ -10,6 +10,8 @@ enum RevealOutcome: Sendable {
     case noProfile
     /// This text was already given to the user once: another is offered.
     case duplicateText
+    /// The `Idempotency-Key` belongs to an earlier cookie.
+    case keyReused
 }
 
 /// Where Lucky Day's state lives (the stores implement it).

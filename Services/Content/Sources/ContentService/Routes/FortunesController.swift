@@ -62,7 +62,8 @@ struct FortunesController: Sendable {
     }
 
     struct FortuneBody: Encodable, Sendable {
-        var id: UUID
+        /// Lower case, like every id of the API.
+        var id: String
         var text: String
         /// Not written by a model ("fortuna artigianale", Req 2.3).
         var artisanal: Bool
@@ -83,7 +84,7 @@ struct FortunesController: Sendable {
                 state = "closed"
             case .opened(let fortune):
                 state = "opened"
-                self.fortune = FortuneBody(id: fortune.id, text: fortune.text, artisanal: fortune.artisanal, revealedAt: fortune.revealedAt)
+                self.fortune = FortuneBody(id: fortune.id.uuidString.lowercased(), text: fortune.text, artisanal: fortune.artisanal, revealedAt: fortune.revealedAt)
                 opensAgainAt = fortune.opensAgainAt
             }
         }
@@ -160,6 +161,9 @@ struct FortunesController: Sendable {
                           extensions: ["opensAgainAt": .string(opensAgainAt.formatted(.iso8601))])
         case .noProfile:
             throw Problem.conflict("Create the Lucky Day profile first: PUT /v1/fortunes/profile.", code: "profile_required")
+        case .keyReused:
+            throw Problem.invalid(field: "Idempotency-Key", "was used for an earlier cookie; send a new key for each break",
+                                  code: "idempotency_key_reused")
         case .duplicateText:
             throw Problem(status: 503, code: "fortune_unavailable", title: "Service unavailable",
                           detail: "No new fortune could be found right now; try again.", retryAfter: 5)

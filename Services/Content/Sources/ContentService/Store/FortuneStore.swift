@@ -51,6 +51,13 @@ struct FortuneStore: Sendable {
             case .repeatAnswer(let earlier): return .repeated(earlier)
             case .locked(let opensAgainAt): return .locked(opensAgainAt: opensAgainAt)
             case .reveal(let revealedAt, let opensAgainAt):
+                if let key {
+                    var used = false
+                    for try await _ in try await connection.query("""
+                        SELECT 1 FROM content.fortunes WHERE user_id = \(user) AND idempotency_key = \(key)
+                        """, logger: logger) { used = true }
+                    if used { return .keyReused }
+                }
                 var seen = false
                 for try await _ in try await connection.query("""
                     SELECT 1 FROM content.fortunes WHERE user_id = \(user) AND text_hash = \(hash)
