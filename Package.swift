@@ -264,7 +264,7 @@ let package = Package(
             dependencies: ["LanternContracts", "LanternCore", "LanternLLM", "LanternDatabase", "LanternRedis", "LanternEvents",
                            "LanternTokens", postgres, hummingbird, crypto, jwt,
                            .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient,
-                           lifecycle, logging, nioSSL, .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                           lifecycle, logging, nioSSL, nioPosix, .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                            .product(name: "X509", package: "swift-certificates"),
                            .product(name: "SwiftASN1", package: "swift-asn1"), httpTypes],
             path: "Tests/LanternTestSupport",

@@ -20,28 +20,20 @@ struct ComposeTests {
 
     /// What `service` reads when started with compose's environment for it (`${X:-default}` taken as its default).
     /// Exit 0 means the configuration is valid there: compose sets every variable the service requires.
-    static func variables(of service: ServiceList.Service, compose: Compose) throws -> VariableReport {
+    static func variables(of service: ServiceList.Service, compose: Compose) async throws -> VariableReport {
         let environment = (compose.services[service.name]?.environment ?? [:]).mapValues { value in
             value.wholeMatch(of: /\$\{[A-Z0-9_]+:-(.*)\}/).map { String($0.1) } ?? value
         }
-        let process = Process()
-        process.executableURL = ServiceList.binPath.appendingPathComponent(service.name)
-        process.arguments = ["--print-variables"]
-        process.environment = environment
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw StartFailure(service: service.name, status: process.terminationStatus, message: message) }
-        return try JSONDecoder().decode(VariableReport.self, from: data)
+        let output = try await ChildProcess.run(ServiceList.binPath.appendingPathComponent(service.name), ["--print-variables"], environment: environment)
+        guard output.status == 0 else { throw StartFailure(service: service.name, status: output.status, message: output.stderr) }
+        return try JSONDecoder().decode(VariableReport.self, from: output.stdout)
     }
 
-    static func reports() throws -> [String: VariableReport] {
+    static func reports() async throws -> [String: VariableReport] {
         let compose = try compose()
-        return try Dictionary(uniqueKeysWithValues: ServiceList.load().map { ($0.name, try variables(of: $0, compose: compose)) })
+        var reports: [String: VariableReport] = [:]
+        for service in try ServiceList.load() { reports[service.name] = try await variables(of: service, compose: compose) }
+        return reports
     }
 
     struct StartFailure: Error, CustomStringConvertible {
@@ -57,13 +49,13 @@ struct ComposeTests {
     }
 
     @Test("Services/services.tsv is the list: Package.swift's executables, the folders, compose, Kubernetes and the default ports follow it")
-    func oneList() throws {
+    func oneList() async throws {
         let services = try ServiceList.load()
         let names = services.map(\.name)
-        let executables = try PackageManifest.load().products.filter(\.isExecutable).map(\.name).filter { !$0.hasSuffix("-bench") }
+        let executables = try await PackageManifest.load().products.filter(\.isExecutable).map(\.name).filter { !$0.hasSuffix("-bench") }
         #expect(executables == names, "the executables of Package.swift's `services` and of Services/services.tsv differ (or their order)")
         let compose = try Self.compose()
-        let reports = try Self.reports()
+        let reports = try await Self.reports()
         for service in services {
             #expect(compose.services[service.name]?.environment["HTTP_PORT"] == String(service.port), "compose's port of \(service.name)")
             #expect(try Self.kubernetes(service).contains("containerPort: \(service.port)"), "Kubernetes port of \(service.name)")
@@ -79,16 +71,10 @@ struct ComposeTests {
     }
 
     @Test("docker-compose.yml and infra/k8s/lantern.yaml are what scripts/deploy-files.sh assembles from the list")
-    func deploymentFilesAssembled() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["bash", Self.root.appendingPathComponent("scripts/deploy-files.sh").path, "--check"]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(message)")
+    func deploymentFilesAssembled() async throws {
+        let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                                ["bash", Self.root.appendingPathComponent("scripts/deploy-files.sh").path, "--check"])
+        #expect(output.status == 0, "\(output.stderr)")
     }
 
     @Test("every executable of the list has a compose service built from infra/Dockerfile")
@@ -103,10 +89,10 @@ struct ComposeTests {
     }
 
     @Test("compose gives each executable every variable it requires and only variables it reads")
-    func variablesMatch() throws {
+    func variablesMatch() async throws {
         let compose = try Self.compose()
         for service in try ServiceList.load() {
-            let report = try Self.variables(of: service, compose: compose)
+            let report = try await Self.variables(of: service, compose: compose)
             let environment = Set(compose.services[service.name]?.environment.keys.map { $0 } ?? [])
             #expect(environment.subtracting(report.variables).isEmpty,
                     "\(service.name) sets variables it never reads: \(environment.subtracting(report.variables).sorted())")
@@ -114,12 +100,13 @@ struct ComposeTests {
     }
 
     @Test("a start without a required variable fails with exit 78 naming it")
-    func requiredVariableNamed() throws {
+    func requiredVariableNamed() async throws {
         let identity = try #require(try ServiceList.load().first { $0.name == "identity" })
         var compose = try Self.compose()
         compose.services["identity"]?.environment["DATABASE_URL"] = nil
-        #expect {
-            _ = try Self.variables(of: identity, compose: compose)
+        let fixed = compose
+        await #expect {
+            _ = try await Self.variables(of: identity, compose: fixed)
         } throws: { error in
             guard let failure = error as? StartFailure else { return false }
             return failure.status == 78 && failure.message.contains("DATABASE_URL")
@@ -127,8 +114,8 @@ struct ComposeTests {
     }
 
     @Test("the Kubernetes manifests use variables the executables read")
-    func kubernetesVariables() throws {
-        let reports = try Self.reports()
+    func kubernetesVariables() async throws {
+        let reports = try await Self.reports()
         for service in try ServiceList.load() {
             let names = Set(try Self.kubernetes(service).matches(of: /name: ([A-Z][A-Z0-9_]+)/).map { String($0.1) })
             let read = reports[service.name]?.variables ?? []
@@ -138,9 +125,9 @@ struct ComposeTests {
     }
 
     @Test("the documented configuration names every variable the executables read")
-    func configurationDocumented() throws {
+    func configurationDocumented() async throws {
         let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
-        for (name, report) in try Self.reports() {
+        for (name, report) in try await Self.reports() {
             for variable in report.variables {
                 #expect(doc.contains("`\(variable)`"), "\(name) reads \(variable), which docs/configuration.md does not mention")
             }

@@ -6,8 +6,8 @@ import Testing
 @Suite("AGPL boundary")
 struct LicenseBoundaryTests {
     @Test("no library or executable outside Services/Astrology depends on the Swiss Ephemeris or on astrology's code")
-    func boundary() throws {
-        let manifest = try PackageManifest.load()
+    func boundary() async throws {
+        let manifest = try await PackageManifest.load()
         let agpl: Set<String> = ["CSwissEph", "Ephemeris", "AstrologyService"]
         var checked = 0
         for target in manifest.targets where ["regular", "executable"].contains(target.type) {

@@ -1,4 +1,5 @@
 import Foundation
+import LanternTestSupport
 
 /// Package.swift as SwiftPM itself reads it (`swift package dump-package`), so tests need not parse Swift.
 struct PackageManifest: Decodable {
@@ -25,19 +26,12 @@ struct PackageManifest: Decodable {
     /// Decodes anything and keeps nothing (the product type's payload is not needed).
     struct AnyDecodable: Decodable { init(from decoder: any Decoder) throws {} }
 
-    static func load() throws -> PackageManifest {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-manifest-\(ProcessInfo.processInfo.processIdentifier)")
+    static func load() async throws -> PackageManifest {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-manifest-\(ProcessInfo.processInfo.processIdentifier)-\(UUID())")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // A scratch path of its own: `swift test` holds the lock of .build while this runs.
-        process.arguments = ["swift", "package", "--package-path", ComposeTests.root.path, "--scratch-path", scratch.path, "dump-package"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return try JSONDecoder().decode(PackageManifest.self, from: data)
+        let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                                ["swift", "package", "--package-path", ComposeTests.root.path, "--scratch-path", scratch.path, "dump-package"])
+        return try JSONDecoder().decode(PackageManifest.self, from: output.stdout)
     }
 }

@@ -36,8 +36,8 @@ def on_state(data):
 @sio.on("new_moment")
 def on_new_moment(data):
     say("new_moment", data)
-    say("ack", sio.call("get_state", timeout=5))
-    say("unknown_ack", sio.call("nonsense", {"x": 1}, timeout=5))
+    say("ack", sio.call("get_state", timeout=15))
+    say("unknown_ack", sio.call("nonsense", {"x": 1}, timeout=15))
     done.set()
 
 
@@ -46,7 +46,7 @@ try:
 except Exception as error:  # connection refused by the server: report and stop
     say("connect_failed", str(error))
     sys.exit(0)
-done.wait(15)
+done.wait(45)
 if sio.connected:
     sio.disconnect()
 say("finished")
