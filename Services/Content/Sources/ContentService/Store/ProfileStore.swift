@@ -87,8 +87,12 @@ struct ProfileStore: Sendable {
     }
 
     /// Everything content keeps about a user (account deletion), inside the caller's transaction.
+    ///
+    /// Every transaction that touches a user's rows locks the profile row first (a break, a save, a fortune made
+    /// ahead), so they queue behind one another instead of deadlocking on the other tables.
     func erase(_ user: UUID, on connection: PostgresConnection) async throws {
-        for table in ["luckyday_profiles", "fortunes", "next_fortunes", "pregeneration", "reminders"] {
+        try await connection.query("SELECT 1 FROM content.luckyday_profiles WHERE user_id = \(user) FOR UPDATE", logger: logger)
+        for table in ["pregeneration", "next_fortunes", "reminders", "fortunes", "luckyday_profiles"] {
             try await connection.query("DELETE FROM content.\(unescaped: table) WHERE user_id = \(user)", logger: logger)
         }
     }

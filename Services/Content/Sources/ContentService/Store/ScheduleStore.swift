@@ -37,16 +37,20 @@ struct ScheduleStore: Sendable {
     /// edited: its lease was cleared, and the fortune is for the old profile).
     func finishPregeneration(_ fortune: WrittenFortune, for user: UUID, profileVersion: Int, day: LocalDay, lease: Date, at now: Date) async throws {
         try await client.transaction(logger: logger) { connection in
+            // The profile row first, as every transaction on a user's rows takes it (see ProfileStore.erase).
+            var current: Int?
+            for try await version in try await connection.query("""
+                SELECT version FROM content.luckyday_profiles WHERE user_id = \(user) FOR SHARE
+                """, logger: logger).decode(Int.self) { current = version }
             var held = false
             for try await _ in try await connection.query("""
                 DELETE FROM content.pregeneration WHERE user_id = \(user) AND leased_until = \(lease) RETURNING user_id
                 """, logger: logger) { held = true }
-            guard held else { return }
+            guard held, current == profileVersion else { return }
             try await connection.query("""
                 INSERT INTO content.next_fortunes (user_id, text, artisanal, source, pool_position, profile_version, for_date, generated_at)
-                SELECT \(user), \(fortune.text), \(fortune.artisanal), \(fortune.source), \(fortune.poolPosition), \(profileVersion),
-                       \(day.description)::date, \(now)
-                WHERE EXISTS (SELECT 1 FROM content.luckyday_profiles WHERE user_id = \(user) AND version = \(profileVersion))
+                VALUES (\(user), \(fortune.text), \(fortune.artisanal), \(fortune.source), \(fortune.poolPosition), \(profileVersion),
+                        \(day.description)::date, \(now))
                 ON CONFLICT (user_id) DO UPDATE SET text = excluded.text, artisanal = excluded.artisanal, source = excluded.source,
                     pool_position = excluded.pool_position, profile_version = excluded.profile_version, for_date = excluded.for_date,
                     generated_at = excluded.generated_at
