@@ -27,7 +27,8 @@ struct LuckyDayCommand: AsyncParsableCommand {
                 guard status == 201, let token = field(data, "accessToken") else { throw BenchError("sign-in: \(status)") }
                 // Births spread over the years and the hours, at one gazetteer place (Kyiv).
                 let date = String(format: "%04d-%02d-%02d", 1950 + index % 60, 1 + index % 12, 1 + index % 28)
-                let time = String(format: "%02d:%02d", index % 24, (index * 7) % 60)
+                // Daytime hours: a night birth can fall in a DST gap, which astrology rightly refuses.
+                let time = String(format: "%02d:%02d", 6 + index % 16, (index * 7) % 60)
                 let (saved, body) = try await call(gateway, .PUT, "/v1/fortunes/profile", token: token,
                                                    json: #"{"birth":{"date":"\#(date)","time":"\#(time)","place":{"id":703448}},"timeZone":"Europe/Rome"}"#)
                 guard saved == 200 else { throw BenchError("profile: \(saved) \(String(decoding: body, as: UTF8.self))") }

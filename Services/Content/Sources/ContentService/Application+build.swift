@@ -53,7 +53,7 @@ public func buildContentApplication(
         writer: writer, quietHours: configuration.quietHours, fortuneBudget: configuration.fortuneBudget, clock: clock)
 
     service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(profiles: profiles).handlers)
-    service.addService(Pregenerator(schedule: schedule, profiles: profiles, fortunes: fortunes, writer: writer, clock: clock,
+    service.addService(Pregenerator(schedule: schedule, fortunes: fortunes, writer: writer, clock: clock,
                                     budget: configuration.pregenerationBudget, interval: configuration.schedulerInterval, logger: logger))
     service.addService(ReminderScheduler(schedule: schedule, clock: clock, interval: configuration.schedulerInterval, logger: logger))
 

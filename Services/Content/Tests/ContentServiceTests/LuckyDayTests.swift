@@ -237,3 +237,26 @@ struct LuckyDayCookieTests {
         }
     }
 }
+
+@Suite("LLM metrics on /metrics")
+struct LLMMetricsTests {
+    @Test("calls, failures by reason, fallbacks, latency and tokens per provider, model and task")
+    func metrics() async throws {
+        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:metrics-sick,gemini:metrics-well", "LLM_ATTEMPTS_PER_MODEL": "1"]) { h in
+            h.llm.script("metrics-sick", .serverError(503))
+            h.llm.script("metrics-well", .ok(#"{"nickname":"Quiet Metal Horse","poems":{},"essence":[]}"#))
+            try await h.createProfile(UUID())
+            let text = String(buffer: try await h.client.execute(uri: "/metrics", method: .get, headers: [:], body: nil).body)
+            let lines = text.split(separator: "\n").filter { $0.contains("metrics-") }
+            func has(_ name: String, _ parts: String...) -> Bool {
+                lines.contains { $0.hasPrefix(name) && parts.allSatisfy($0.contains) }
+            }
+            #expect(has("lantern_llm_calls_total", #"model="metrics-sick""#, #"outcome="unavailable""#, #"task="profile""#), "\(lines)")
+            #expect(has("lantern_llm_calls_total", #"model="metrics-well""#, #"outcome="ok""#, #"provider="gemini""#))
+            #expect(has("lantern_llm_fallbacks_total", #"to="gemini:metrics-well""#))
+            #expect(has("lantern_llm_call_duration_seconds", #"model="metrics-well""#))
+            #expect(has("lantern_llm_tokens_total", #"model="metrics-well""#, #"kind="prompt""#))
+            #expect(text.contains("lantern_luckyday_profiles_saved_total"))
+        }
+    }
+}

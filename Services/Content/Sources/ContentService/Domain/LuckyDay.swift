@@ -14,15 +14,26 @@ enum RevealOutcome: Sendable {
     case keyReused
 }
 
+/// Everything a break needs to know before it writes, read at once.
+struct BreakContext: Sendable {
+    var profile: LuckyProfile
+    /// Hand-written fortunes the user has had: their position in the pool.
+    var artisanalUsed: Int
+    var latest: (fortune: Fortune, key: String?)?
+    /// The fortune made ahead, with the profile version and local date it was made for.
+    var next: (fortune: WrittenFortune, profileVersion: Int, day: LocalDay)?
+}
+
 /// Where Lucky Day's state lives (the stores implement it).
 protocol LuckyDayRecords: Sendable {
     func profile(of user: UUID) async throws -> LuckyProfile?
     func save(_ profile: LuckyProfile) async throws -> LuckyProfile
     func latest(of user: UUID) async throws -> (Fortune, key: String?)?
-    func next(for user: UUID, profileVersion: Int, day: LocalDay) async throws -> WrittenFortune?
-    func artisanalUsed(by user: UUID) async throws -> Int
+    func breakContext(of user: UUID) async throws -> BreakContext?
+    /// Reveals `fortune` unless, under the user's lock, the cookie is open or the key or text was used before;
+    /// asks for the next fortune to be made at `makeNextAt` and schedules the reminder.
     func reveal(_ fortune: WrittenFortune, user: UUID, key: String?, now: Date, timeZone: String?,
-                reminderAt: @Sendable (Date, LuckyProfile) -> Date) async throws -> RevealOutcome
+                makeNextAt: @Sendable (Date) -> Date, reminderAt: @Sendable (Date, String) -> Date) async throws -> RevealOutcome
 }
 
 /// Where the pillars come from (astrology over HTTP).
@@ -47,10 +58,10 @@ struct LuckyDay: Sendable {
         let previous = try await records.profile(of: user)
         let texts = await self.texts.write(for: reading, seedParts: ["luckyday", user.uuidString.lowercased(), "profile", String((previous?.version ?? 0) + 1)])
         let pillars = reading.pillars.map { pillar in
-            LuckyProfile.Pillar(role: pillar.role, meaning: pillar.meaning, stem: pillar.stem, stemHanzi: pillar.stemHanzi, branch: pillar.branch,
-                                branchHanzi: pillar.branchHanzi, animal: pillar.animal, stemElement: pillar.stemElement,
-                                branchElement: pillar.branchElement, polarity: pillar.polarity,
-                                assumed: !known && pillar.role == "hour", poem: texts.poems[pillar.role] ?? "")
+            var pillar = pillar
+            pillar.assumed = !known && pillar.role == "hour"
+            pillar.poem = texts.poems[pillar.role] ?? ""
+            return pillar
         }
         let now = clock.now()
         return try await records.save(LuckyProfile(
@@ -67,32 +78,41 @@ struct LuckyDay: Sendable {
 
     /// Breaks the cookie: the fortune made ahead when there is one for today, else one written within the budget.
     func breakCookie(user: UUID, key: String?, timeZone: String?) async throws -> RevealOutcome {
-        guard let profile = try await records.profile(of: user) else { return .noProfile }
+        let started = clock.now()
+        guard let context = try await records.breakContext(of: user) else { return .noProfile }
         let now = clock.now()
-        let latest = try await records.latest(of: user)
-        switch DailyCookie.breaking(latest: latest?.0, latestKey: latest?.key, key: key, now: now) {
+        switch DailyCookie.breaking(latest: context.latest?.fortune, latestKey: context.latest?.key, key: key, now: now) {
         case .repeatAnswer(let fortune): return .repeated(fortune)
         case .locked(let opensAgainAt): return .locked(opensAgainAt: opensAgainAt)
         case .reveal: break
         }
-        let zone = TimeZoneName.zone(timeZone ?? profile.timeZone) ?? .gmt
-        let day = LocalDay(now, in: zone)
-        let used = try await records.artisanalUsed(by: user)
+        let profile = context.profile
+        let day = LocalDay(now, in: TimeZoneName.zone(timeZone ?? profile.timeZone) ?? .gmt)
         var fortune: WrittenFortune
-        if let made = try await records.next(for: user, profileVersion: profile.version, day: day) {
-            fortune = made
+        if let next = context.next, next.profileVersion == profile.version, next.day == day {
+            fortune = next.fortune
         } else {
-            fortune = await writer.write(profile, day: day, poolPosition: used, budget: fortuneBudget)
+            // The budget counts from the request's arrival and keeps back what storing the fortune takes.
+            let budget = fortuneBudget - Self.storingReserve - .milliseconds(Int64(max(0, clock.now().timeIntervalSince(started)) * 1000))
+            fortune = await writer.write(profile, day: day, poolPosition: context.artisanalUsed, budget: budget)
         }
         let quiet = quietHours
         // A text the user already had (a model can repeat itself) gives way to the next hand-written ones.
         for offset in 0..<8 {
-            let outcome = try await records.reveal(fortune, user: user, key: key, now: now, timeZone: timeZone) { readyAt, profile in
-                quiet.deliveryTime(for: readyAt, in: TimeZoneName.zone(profile.timeZone) ?? .gmt)
-            }
+            let outcome = try await records.reveal(
+                fortune, user: user, key: key, now: now, timeZone: timeZone,
+                makeNextAt: { opensAgainAt in max(now, opensAgainAt.addingTimeInterval(-Self.makeAheadBy)) },
+                reminderAt: { readyAt, zone in quiet.deliveryTime(for: readyAt, in: TimeZoneName.zone(zone) ?? .gmt) })
             guard case .duplicateText = outcome else { return outcome }
-            fortune = writer.artisanal(profile, day: day, poolPosition: used + offset + (fortune.poolPosition == nil ? 0 : 1))
+            fortune = writer.artisanal(profile, day: day, poolPosition: context.artisanalUsed + offset + (fortune.poolPosition == nil ? 0 : 1))
         }
         return .duplicateText
     }
+
+    /// Time a live break keeps back from its budget for storing the fortune (a transaction under load).
+    static let storingReserve: Duration = .milliseconds(300)
+
+    /// The next fortune is made this long before the next cookie opens: late enough to stay off the path of the
+    /// day's live breaks, early enough to be ready (a model gets `PREGENERATION_BUDGET_SECONDS`).
+    static let makeAheadBy: TimeInterval = 3600
 }

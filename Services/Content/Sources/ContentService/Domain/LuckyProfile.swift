@@ -17,18 +17,7 @@ struct BirthData: Sendable, Codable {
 
 /// The Four Pillars as astrology reads them (`POST /internal/astrology/bazi`), the part Lucky Day uses.
 struct BaziReading: Sendable, Decodable {
-    struct Pillar: Sendable, Codable, Equatable {
-        var role: String
-        var meaning: String
-        var stem: String
-        var stemHanzi: String
-        var branch: String
-        var branchHanzi: String
-        var animal: String
-        var stemElement: String
-        var branchElement: String
-        var polarity: String
-    }
+    typealias Pillar = LuckyPillar
     struct DayMaster: Sendable, Decodable {
         var stem: String
         var element: String
@@ -63,23 +52,43 @@ struct BaziReading: Sendable, Decodable {
     }
 }
 
+/// One of the Four Pillars: astrology's reading of it, and what Lucky Day adds (whether it was assumed, its poem).
+struct LuckyPillar: Sendable, Codable, Equatable {
+    var role: String
+    var meaning: String
+    var stem: String
+    var stemHanzi: String
+    var branch: String
+    var branchHanzi: String
+    var animal: String
+    var stemElement: String
+    var branchElement: String
+    var polarity: String
+    /// Drawn for noon because the birth time is unknown.
+    var assumed: Bool = false
+    var poem: String = ""
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        role = try c.decode(String.self, forKey: .role)
+        meaning = try c.decode(String.self, forKey: .meaning)
+        stem = try c.decode(String.self, forKey: .stem)
+        stemHanzi = try c.decode(String.self, forKey: .stemHanzi)
+        branch = try c.decode(String.self, forKey: .branch)
+        branchHanzi = try c.decode(String.self, forKey: .branchHanzi)
+        animal = try c.decode(String.self, forKey: .animal)
+        stemElement = try c.decode(String.self, forKey: .stemElement)
+        branchElement = try c.decode(String.self, forKey: .branchElement)
+        polarity = try c.decode(String.self, forKey: .polarity)
+        // astrology's answer has neither; a stored profile has both.
+        assumed = try c.decodeIfPresent(Bool.self, forKey: .assumed) ?? false
+        poem = try c.decodeIfPresent(String.self, forKey: .poem) ?? ""
+    }
+}
+
 /// A Lucky Day profile: what the app shows (Req 3, 4) and what fortunes are written from.
 struct LuckyProfile: Sendable, Equatable {
-    struct Pillar: Sendable, Codable, Equatable {
-        var role: String
-        var meaning: String
-        var stem: String
-        var stemHanzi: String
-        var branch: String
-        var branchHanzi: String
-        var animal: String
-        var stemElement: String
-        var branchElement: String
-        var polarity: String
-        /// Drawn for noon because the birth time is unknown.
-        var assumed: Bool
-        var poem: String
-    }
+    typealias Pillar = LuckyPillar
 
     var userID: UUID
     var version: Int

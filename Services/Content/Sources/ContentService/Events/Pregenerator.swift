@@ -8,7 +8,6 @@ import ServiceLifecycle
 /// rows come back when the lease ends.
 struct Pregenerator: Service {
     let schedule: ScheduleStore
-    let profiles: ProfileStore
     let fortunes: FortuneStore
     let writer: FortuneWriter
     let clock: WallClock
@@ -51,12 +50,12 @@ struct Pregenerator: Service {
     }
 
     private func make(for user: UUID, lease: Date) async throws {
-        guard let profile = try await profiles.profile(of: user) else { return try await schedule.cancelPregeneration(for: user) }
+        guard let context = try await fortunes.breakContext(of: user) else { return try await schedule.cancelPregeneration(for: user) }
+        let profile = context.profile
         // Written for the local day the next cookie opens (today when it is already open to break).
-        let opens = try await fortunes.latest(of: user).map { $0.0.opensAgainAt } ?? clock.now()
+        let opens = context.latest?.fortune.opensAgainAt ?? clock.now()
         let day = LocalDay(max(opens, clock.now()), in: TimeZoneName.zone(profile.timeZone) ?? .gmt)
-        let used = try await profiles.artisanalUsed(by: user)
-        let fortune = await writer.write(profile, day: day, poolPosition: used, budget: budget)
+        let fortune = await writer.write(profile, day: day, poolPosition: context.artisanalUsed, budget: budget)
         try await schedule.finishPregeneration(fortune, for: user, profileVersion: profile.version, day: day, lease: lease, at: clock.now())
     }
 }

@@ -28,57 +28,96 @@ struct FortuneStore: Sendable {
         return nil
     }
 
-    /// The fortune made ahead, if it was made for this profile version and this local day.
-    func next(for user: UUID, profileVersion: Int, day: LocalDay) async throws -> WrittenFortune? {
+    /// The profile, the pool position, the latest fortune and the one made ahead, in one round trip.
+    func breakContext(of user: UUID) async throws -> BreakContext? {
         let rows = try await client.query("""
-            SELECT text, artisanal, source, pool_position FROM content.next_fortunes
-            WHERE user_id = \(user) AND profile_version = \(profileVersion) AND for_date = \(day.description)::date
+            SELECT \(unescaped: ProfileStore.columns(of: "p")), p.artisanal_used,
+                   f.id, f.text, f.artisanal, f.revealed_at, f.opens_again_at, f.idempotency_key,
+                   n.text, n.artisanal, n.source, n.pool_position, n.profile_version, n.for_date::text
+            FROM content.luckyday_profiles p
+            LEFT JOIN LATERAL (SELECT * FROM content.fortunes WHERE user_id = p.user_id ORDER BY revealed_at DESC LIMIT 1) f ON true
+            LEFT JOIN content.next_fortunes n ON n.user_id = p.user_id
+            WHERE p.user_id = \(user)
             """, logger: logger)
-        for try await (text, artisanal, source, position) in rows.decode((String, Bool, String, Int?).self) {
-            return WrittenFortune(text: text, artisanal: artisanal, source: source, poolPosition: position)
+        for try await row in rows {
+            let profile = try ProfileStore.decode(row)
+            var cells = row.makeIterator()
+            for _ in 0..<15 { _ = cells.next() }  // the profile's columns, decoded above
+            func next<T: PostgresDecodable>(_ type: T.Type) throws -> T {
+                guard let cell = cells.next() else { throw StoreInconsistency("the break context has fewer columns than expected") }
+                return try cell.decode(T.self)
+            }
+            let used = try next(Int.self)
+            let (id, text, artisanal, revealed, opens, key) = (try next(UUID?.self), try next(String?.self), try next(Bool?.self),
+                                                              try next(Date?.self), try next(Date?.self), try next(String?.self))
+            var context = BreakContext(profile: profile, artisanalUsed: used, latest: nil, next: nil)
+            if let id, let text, let artisanal, let revealed, let opens {
+                context.latest = (Fortune(id: id, text: text, artisanal: artisanal, revealedAt: revealed, opensAgainAt: opens), key)
+            }
+            let (nextText, nextArtisanal, source, position, version, day) = (try next(String?.self), try next(Bool?.self), try next(String?.self),
+                                                                            try next(Int?.self), try next(Int?.self), try next(String?.self))
+            if let nextText, let nextArtisanal, let source, let version, let day = day.flatMap(LocalDay.init) {
+                context.next = (WrittenFortune(text: nextText, artisanal: nextArtisanal, source: source, poolPosition: position), version, day)
+            }
+            return context
         }
         return nil
     }
 
-    /// Breaks the cookie with `fortune` unless, under the user's lock, the cookie turned out to be open already.
+    /// Breaks the cookie with `fortune` unless, under the user's lock, the cookie turned out to be open already:
+    /// one statement takes the lock, one reads what decides, one writes the fortune and every schedule with it,
+    /// one writes the event (round trips are what a break costs under load).
     func reveal(_ fortune: WrittenFortune, user: UUID, key: String?, now: Date, timeZone: String?,
-                reminderAt: @Sendable (Date, LuckyProfile) -> Date) async throws -> RevealOutcome {
+                makeNextAt: @Sendable (Date) -> Date, reminderAt: @Sendable (Date, String) -> Date) async throws -> RevealOutcome {
         let hash = Data(SHA256.hash(data: Data(fortune.text.utf8)))
         let result = try await client.transaction(logger: logger) { connection -> RevealOutcome in
-            guard let (profile, _) = try await profiles.locked(user, on: connection) else { return .noProfile }
-            let latest = try await latest(of: user, on: connection)
-            switch DailyCookie.breaking(latest: latest?.0, latestKey: latest?.key, key: key, now: now) {
+            // The lock in a statement of its own: the next statement then reads what a concurrent break committed
+            // while this one waited (READ COMMITTED takes a new snapshot per statement).
+            try await connection.query("SELECT 1 FROM content.luckyday_profiles WHERE user_id = \(user) FOR UPDATE", logger: logger)
+            let rows = try await connection.query("""
+                SELECT p.time_zone, f.id, f.text, f.artisanal, f.revealed_at, f.opens_again_at, f.idempotency_key,
+                       EXISTS (SELECT 1 FROM content.fortunes WHERE user_id = p.user_id AND idempotency_key = \(key)),
+                       EXISTS (SELECT 1 FROM content.fortunes WHERE user_id = p.user_id AND text_hash = \(hash))
+                FROM content.luckyday_profiles p
+                LEFT JOIN LATERAL (SELECT * FROM content.fortunes WHERE user_id = p.user_id ORDER BY revealed_at DESC LIMIT 1) f ON true
+                WHERE p.user_id = \(user)
+                """, logger: logger)
+            var found: (zone: String, latest: (Fortune, String?)?, keyUsed: Bool, textUsed: Bool)?
+            for try await (zone, id, text, artisanal, revealed, opens, latestKey, keyUsed, textUsed)
+                in rows.decode((String, UUID?, String?, Bool?, Date?, Date?, String?, Bool, Bool).self) {
+                var latest: (Fortune, String?)?
+                if let id, let text, let artisanal, let revealed, let opens {
+                    latest = (Fortune(id: id, text: text, artisanal: artisanal, revealedAt: revealed, opensAgainAt: opens), latestKey)
+                }
+                found = (zone, latest, keyUsed, textUsed)
+            }
+            // The user's lock is held from here: a concurrent break waits, then sees this one's fortune.
+            guard let found else { return .noProfile }
+            switch DailyCookie.breaking(latest: found.latest?.0, latestKey: found.latest?.1, key: key, now: now) {
             case .repeatAnswer(let earlier): return .repeated(earlier)
             case .locked(let opensAgainAt): return .locked(opensAgainAt: opensAgainAt)
             case .reveal(let revealedAt, let opensAgainAt):
-                if let key {
-                    var used = false
-                    for try await _ in try await connection.query("""
-                        SELECT 1 FROM content.fortunes WHERE user_id = \(user) AND idempotency_key = \(key)
-                        """, logger: logger) { used = true }
-                    if used { return .keyReused }
-                }
-                var seen = false
-                for try await _ in try await connection.query("""
-                    SELECT 1 FROM content.fortunes WHERE user_id = \(user) AND text_hash = \(hash)
-                    """, logger: logger) { seen = true }
-                if seen { return .duplicateText }
+                if found.keyUsed { return .keyReused }
+                if found.textUsed { return .duplicateText }
                 let revealed = Fortune(id: UUID.v7(at: now), text: fortune.text, artisanal: fortune.artisanal,
                                        revealedAt: revealedAt, opensAgainAt: opensAgainAt)
+                let zone = timeZone ?? found.zone
+                let counted = fortune.poolPosition == nil ? 0 : 1
                 try await connection.query("""
-                    INSERT INTO content.fortunes (id, user_id, text, text_hash, artisanal, source, revealed_at, opens_again_at, idempotency_key)
-                    VALUES (\(revealed.id), \(user), \(revealed.text), \(hash), \(revealed.artisanal), \(fortune.source), \(revealedAt),
-                            \(opensAgainAt), \(key))
+                    WITH revealed AS (
+                        INSERT INTO content.fortunes (id, user_id, text, text_hash, artisanal, source, revealed_at, opens_again_at, idempotency_key)
+                        VALUES (\(revealed.id), \(user), \(revealed.text), \(hash), \(revealed.artisanal), \(fortune.source), \(revealedAt),
+                                \(opensAgainAt), \(key))),
+                    profile AS (
+                        UPDATE content.luckyday_profiles SET artisanal_used = artisanal_used + \(counted), time_zone = \(zone)
+                        WHERE user_id = \(user)),
+                    made AS (DELETE FROM content.next_fortunes WHERE user_id = \(user)),
+                    ahead AS (
+                        INSERT INTO content.pregeneration (user_id, due_at) VALUES (\(user), \(makeNextAt(opensAgainAt)))
+                        ON CONFLICT (user_id) DO UPDATE SET due_at = excluded.due_at, leased_until = NULL)
+                    INSERT INTO content.reminders (user_id, due_at) VALUES (\(user), \(reminderAt(opensAgainAt, zone)))
+                    ON CONFLICT (user_id) DO UPDATE SET due_at = excluded.due_at
                     """, logger: logger)
-                if fortune.poolPosition != nil { try await profiles.countArtisanal(user, on: connection) }
-                var current = profile
-                if let timeZone, timeZone != profile.timeZone {
-                    try await profiles.updateTimeZone(timeZone, of: user, on: connection)
-                    current.timeZone = timeZone
-                }
-                try await connection.query("DELETE FROM content.next_fortunes WHERE user_id = \(user)", logger: logger)
-                try await schedule.requestPregeneration(for: user, at: now, on: connection)
-                try await schedule.scheduleReminder(for: user, at: reminderAt(opensAgainAt, current), on: connection)
                 try await outbox.enqueue(CookieAnnouncements.revealed(revealed, user: user), subject: user.uuidString.lowercased(),
                                          at: revealedAt, on: connection, logger: logger)
                 return .revealed(revealed)

@@ -8,27 +8,18 @@ struct ProfileStore: Sendable {
     let client: PostgresClient
     let logger: Logger
 
-    static let columns = """
-        user_id, version, time_zone, birth_time_known, zodiac_animal, year_element, day_master, pillars::text, elements::text, \
-        nickname, essence, texts_artisanal, limitations, created_at, updated_at
-        """
+    static let columns = columns(of: "content.luckyday_profiles")
+
+    /// The columns `decode` reads, in its order, of the table or alias `table`.
+    static func columns(of table: String) -> String {
+        ["user_id", "version", "time_zone", "birth_time_known", "zodiac_animal", "year_element", "day_master", "pillars::text",
+         "elements::text", "nickname", "essence", "texts_artisanal", "limitations", "created_at", "updated_at"]
+            .map { "\(table).\($0)" }.joined(separator: ", ")
+    }
 
     func profile(of user: UUID) async throws -> LuckyProfile? {
         let rows = try await client.query("SELECT \(unescaped: Self.columns) FROM content.luckyday_profiles WHERE user_id = \(user)", logger: logger)
         for try await row in rows { return try Self.decode(row) }
-        return nil
-    }
-
-    /// The profile and how many hand-written fortunes its user has had, locked for the caller's transaction.
-    func locked(_ user: UUID, on connection: PostgresConnection) async throws -> (profile: LuckyProfile, artisanalUsed: Int)? {
-        // The lock serialises a user's breaks: a second one waits, then sees the first one's fortune.
-        var used: Int?
-        for try await value in try await connection.query("""
-            SELECT artisanal_used FROM content.luckyday_profiles WHERE user_id = \(user) FOR UPDATE
-            """, logger: logger).decode(Int.self) { used = value }
-        guard let used else { return nil }
-        let rows = try await connection.query("SELECT \(unescaped: Self.columns) FROM content.luckyday_profiles WHERE user_id = \(user)", logger: logger)
-        for try await row in rows { return (try Self.decode(row), used) }
         return nil
     }
 
@@ -49,17 +40,17 @@ struct ProfileStore: Sendable {
         let elements = String(decoding: try JSONEncoder().encode(profile.elements), as: UTF8.self)
         let saved = try await client.transaction(logger: logger) { connection -> LuckyProfile in
             let rows = try await connection.query("""
-                INSERT INTO content.luckyday_profiles (user_id, version, time_zone, birth_time_known, zodiac_animal, year_element, day_master,
+                INSERT INTO content.luckyday_profiles AS p (user_id, version, time_zone, birth_time_known, zodiac_animal, year_element, day_master,
                     pillars, elements, nickname, essence, texts_artisanal, limitations, created_at, updated_at)
                 VALUES (\(profile.userID), 1, \(profile.timeZone), \(profile.birthTimeKnown), \(profile.zodiacAnimal), \(profile.yearElement),
                     \(profile.dayMaster), \(pillars)::jsonb, \(elements)::jsonb, \(profile.nickname), \(profile.essence), \(profile.textsArtisanal),
                     \(profile.limitations), \(profile.updatedAt), \(profile.updatedAt))
-                ON CONFLICT (user_id) DO UPDATE SET version = content.luckyday_profiles.version + 1, time_zone = excluded.time_zone,
+                ON CONFLICT (user_id) DO UPDATE SET version = p.version + 1, time_zone = excluded.time_zone,
                     birth_time_known = excluded.birth_time_known, zodiac_animal = excluded.zodiac_animal, year_element = excluded.year_element,
                     day_master = excluded.day_master, pillars = excluded.pillars, elements = excluded.elements, nickname = excluded.nickname,
                     essence = excluded.essence, texts_artisanal = excluded.texts_artisanal, limitations = excluded.limitations,
                     updated_at = excluded.updated_at
-                RETURNING \(unescaped: Self.columns)
+                RETURNING \(unescaped: Self.columns(of: "p"))
                 """, logger: logger)
             var stored: LuckyProfile?
             for try await row in rows { stored = try Self.decode(row) }
@@ -69,21 +60,6 @@ struct ProfileStore: Sendable {
             return stored
         }
         return saved
-    }
-
-    /// Only the device time zone changed (sent with a break): reminders and local dates follow the user.
-    func updateTimeZone(_ zone: String, of user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("UPDATE content.luckyday_profiles SET time_zone = \(zone) WHERE user_id = \(user)", logger: logger)
-    }
-
-    func countArtisanal(_ user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("UPDATE content.luckyday_profiles SET artisanal_used = artisanal_used + 1 WHERE user_id = \(user)", logger: logger)
-    }
-
-    func artisanalUsed(by user: UUID) async throws -> Int {
-        let rows = try await client.query("SELECT artisanal_used FROM content.luckyday_profiles WHERE user_id = \(user)", logger: logger)
-        for try await used in rows.decode(Int.self) { return used }
-        return 0
     }
 
     /// Everything content keeps about a user (account deletion), inside the caller's transaction.

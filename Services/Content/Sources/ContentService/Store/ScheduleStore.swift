@@ -63,13 +63,6 @@ struct ScheduleStore: Sendable {
         try await client.query("DELETE FROM content.pregeneration WHERE user_id = \(user)", logger: logger)
     }
 
-    func scheduleReminder(for user: UUID, at due: Date, on connection: PostgresConnection) async throws {
-        try await connection.query("""
-            INSERT INTO content.reminders (user_id, due_at) VALUES (\(user), \(due))
-            ON CONFLICT (user_id) DO UPDATE SET due_at = excluded.due_at
-            """, logger: logger)
-    }
-
     /// Sends the reminders due at `now`: each one's push job is written to the outbox and its row deleted in one
     /// transaction, so a reminder is sent once however many replicas run this. Returns how many were sent.
     func sendDueReminders(now: Date, limit: Int) async throws -> Int {
