@@ -45,7 +45,9 @@ final class Stack: @unchecked Sendable {
             return try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, content: [:], body) }
         }
         try await llm.run { geminiURL, _ in
-            let content = ["GEMINI_API_KEY": llm.apiKey, "GEMINI_BASE_URL": geminiURL, "LLM_MODELS": "gemini:gemini-2.5-flash"]
+            // A generous profile budget: a loaded machine must not turn the model's texts into artisanal ones.
+            let content = ["GEMINI_API_KEY": llm.apiKey, "GEMINI_BASE_URL": geminiURL, "LLM_MODELS": "gemini:gemini-2.5-flash",
+                           "PROFILE_BUDGET_SECONDS": "30"]
             try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, content: content, body) }
         }
     }

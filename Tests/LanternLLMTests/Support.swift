@@ -3,8 +3,9 @@ import LanternCore
 import LanternLLM
 import LanternTestSupport
 
-/// A fortune-like request: English, at most 200 characters, from descriptors only.
-func fortuneRequest(budget: Duration = .seconds(5), task: String = "fortune", cacheable: Bool = false,
+/// A fortune-like request: English, at most 200 characters, from descriptors only. The default budget is generous:
+/// tests that are not about the budget must not depend on how loaded the machine is.
+func fortuneRequest(budget: Duration = .seconds(30), task: String = "fortune", cacheable: Bool = false,
                     descriptors: [Descriptor]? = nil, format: OutputFormat = .text, day: String = "2026-11-23") -> LLMRequest {
     LLMRequest(task: task, system: "You write one short fortune-cookie message in English: calm, witty, slightly mystical.",
                instruction: "Write today's fortune for a person described below.",

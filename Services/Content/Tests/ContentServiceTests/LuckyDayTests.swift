@@ -173,7 +173,7 @@ struct LuckyDayCookieTests {
 
     @Test("a model that is too slow: the break answers within the budget with an artisanal fortune")
     func slowModel() async throws {
-        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:slow"], extra: ["FORTUNE_BUDGET_SECONDS": "0.5", "PREGENERATION_BUDGET_SECONDS": "0.2"]) { h in
+        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:slow"], extra: ["FORTUNE_BUDGET_SECONDS": "0.5", "PROFILE_BUDGET_SECONDS": "0.5", "PREGENERATION_BUDGET_SECONDS": "0.2"]) { h in
             // The model never answers while the test runs: a break that waited for it would not come back.
             h.llm.script("slow", .hang)
             let user = UUID()
