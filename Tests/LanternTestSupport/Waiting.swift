@@ -18,23 +18,24 @@ public func withService<T: Sendable>(_ service: some Service, _ body: @Sendable 
     }
 }
 
-/// Polls `condition` until it holds or `timeout` passes.
-public func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
+/// Polls `condition` until it holds or `timeout` passes. The default is generous: it costs nothing when the
+/// condition comes true, and a fresh CI machine running every suite at once can be slow to get there.
+public func eventually(timeout: Duration = .seconds(30), _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(25))
+        try await Task.sleep(for: .milliseconds(50))
     }
     return try await condition()
 }
 
 
 /// Polls `value` until it is not nil or `timeout` passes; returns the last answer.
-public func eventuallyValue<T: Sendable>(timeout: Duration = .seconds(10), _ value: @Sendable () async throws -> T?) async throws -> T? {
+public func eventuallyValue<T: Sendable>(timeout: Duration = .seconds(30), _ value: @Sendable () async throws -> T?) async throws -> T? {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if let found = try await value() { return found }
-        try await Task.sleep(for: .milliseconds(25))
+        try await Task.sleep(for: .milliseconds(50))
     }
     return try await value()
 }

@@ -44,7 +44,7 @@ struct ContentHarness {
                         let prefix = TestEnvironment.uniquePrefix()
                         var variables = ["DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
                                          "IDENTITY_URL": identityURL.absoluteString, "ASTROLOGY_URL": astrologyURL.absoluteString,
-                                         "SERVICE_SECRET": FakeIdentity.serviceSecret, "SCHEDULER_INTERVAL_SECONDS": "0.1",
+                                         "SERVICE_SECRET": FakeIdentity.serviceSecret, "SCHEDULER_INTERVAL_SECONDS": "0.2",
                                          // Generous budgets: only the tests about budgets set them, and a loaded
                                          // machine must not turn a model's answer into an artisanal one.
                                          "FORTUNE_BUDGET_SECONDS": "30", "PROFILE_BUDGET_SECONDS": "30"]
