@@ -212,7 +212,7 @@ let package = Package(
             name: "LanternService",
             dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
                            "LanternRedis", hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
-                           postgres, lifecycle, logging],
+                           postgres, httpClient, lifecycle, logging],
             path: "Shared/LanternService",
             swiftSettings: strict
         ),

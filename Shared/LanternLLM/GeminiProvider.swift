@@ -21,7 +21,7 @@ public struct GeminiProvider: LLMProvider {
     /// - Parameter baseURL: `https://generativelanguage.googleapis.com` in production; a loopback fake in tests.
     public init(name: String = "gemini", baseURL: String, apiKey: String, http: HTTPClient = .shared) {
         self.name = name
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.baseURL = baseURL.trimmingSuffix("/")
         self.apiKey = apiKey
         self.http = http
     }

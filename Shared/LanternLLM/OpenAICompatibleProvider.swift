@@ -20,7 +20,7 @@ public struct OpenAICompatibleProvider: LLMProvider {
 
     public init(name: String = "openai", baseURL: String, apiKey: String?, http: HTTPClient = .shared) {
         self.name = name
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.baseURL = baseURL.trimmingSuffix("/")
         self.apiKey = apiKey
         self.http = http
     }

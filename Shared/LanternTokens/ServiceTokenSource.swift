@@ -59,7 +59,3 @@ public struct ServiceTokenUnavailable: Error, CustomStringConvertible {
     public var detail: String
     public var description: String { "identity refused a service token (\(status)): \(detail)" }
 }
-
-extension String {
-    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
-}

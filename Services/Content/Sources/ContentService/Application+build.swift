@@ -9,21 +9,11 @@ import LanternService
 import LanternTokens
 import Logging
 
-/// Swappable dependencies of `content`; tests replace the clock and the HTTP client.
-public struct ContentDependencies: Sendable {
-    public var clock: WallClock
-    public var httpClient: HTTPClient
-    public init(clock: WallClock = .system, httpClient: HTTPClient = .shared) {
-        self.clock = clock
-        self.httpClient = httpClient
-    }
-}
-
 /// Builds the `content` application: every AI text. Today: Lucky Day (profile, daily cookie, fortunes, widget),
 /// with the LLM layer's router, its pre-generation worker and its reminder schedule.
 public func buildContentApplication(
     _ configuration: ContentConfiguration,
-    dependencies: ContentDependencies = .init(),
+    dependencies: ServiceDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
     let clock = dependencies.clock

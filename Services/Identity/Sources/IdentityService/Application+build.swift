@@ -8,21 +8,10 @@ import LanternService
 import LanternTokens
 import Logging
 
-/// Swappable dependencies of `identity`; tests replace the clock and the HTTP client.
-public struct IdentityDependencies: Sendable {
-    public var clock: WallClock
-    public var httpClient: HTTPClient
-
-    public init(clock: WallClock = .system, httpClient: HTTPClient = .shared) {
-        self.clock = clock
-        self.httpClient = httpClient
-    }
-}
-
 /// Builds the `identity` application: accounts, sessions, devices, pairing, and their events.
 public func buildIdentityApplication(
     _ configuration: IdentityConfiguration,
-    dependencies: IdentityDependencies = .init(),
+    dependencies: ServiceDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
     let clock = dependencies.clock

@@ -24,7 +24,7 @@ struct AstrologyClient: BaziSource {
             var place: BirthData.Place
             var dayBoundary = "23:00"
         }
-        var request = HTTPClientRequest(url: baseURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/internal/astrology/bazi")
+        var request = HTTPClientRequest(url: baseURL.absoluteString.trimmingSuffix("/") + "/internal/astrology/bazi")
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
         // Unknown time: noon, as the spec says (Req 3.6); the profile marks the hour pillar as assumed.

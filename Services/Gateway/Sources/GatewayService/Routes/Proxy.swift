@@ -137,10 +137,6 @@ struct ProxyMiddleware: RouterMiddleware {
     }
 }
 
-extension String {
-    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
-}
-
 extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
 }
