@@ -209,6 +209,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "LanternAppStore",
+            dependencies: ["LanternCore", jwt, .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "SwiftASN1", package: "swift-asn1")],
+            path: "Shared/LanternAppStore",
+            swiftSettings: strict
+        ),
+        .target(
             name: "LanternService",
             dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
                            "LanternRedis", hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -261,8 +268,8 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "LanternTestSupport",
-            dependencies: ["LanternContracts", "LanternCore", "LanternLLM", "LanternDatabase", "LanternRedis", "LanternEvents",
-                           "LanternTokens", postgres, hummingbird, crypto, jwt,
+            dependencies: ["LanternAppStore", "LanternContracts", "LanternCore", "LanternLLM", "LanternDatabase", "LanternRedis",
+                           "LanternEvents", "LanternTokens", postgres, hummingbird, crypto, jwt,
                            .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient,
                            lifecycle, logging, nioSSL, nioPosix, .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                            .product(name: "X509", package: "swift-certificates"),
@@ -311,6 +318,12 @@ let package = Package(
             name: "LanternLLMTests",
             dependencies: ["LanternLLM", "LanternCore", "LanternTestSupport", httpClient],
             path: "Tests/LanternLLMTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LanternAppStoreTests",
+            dependencies: ["LanternAppStore", "LanternCore", "LanternTestSupport", jwt, crypto],
+            path: "Tests/LanternAppStoreTests",
             swiftSettings: strict
         ),
         .testTarget(

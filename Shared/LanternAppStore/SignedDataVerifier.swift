@@ -1,0 +1,183 @@
+import Foundation
+import JWTKit
+import LanternCore
+import SwiftASN1
+import X509
+
+/// Verifies what the App Store signs — StoreKit 2 transactions and App Store Server Notifications V2 — the way
+/// Apple's own `SignedDataVerifier` does offline:
+/// 1. a compact JWS with `alg: ES256` and exactly three certificates in `x5c` (leaf, intermediate, root);
+/// 2. the chain leads to one of the pinned roots (Apple Root CA – G3 by default), the intermediate carries Apple's
+///    marker extension 1.2.840.113635.100.6.2.1 and the leaf 1.2.840.113635.100.6.11.1, and every certificate is
+///    valid **at the payload's `signedDate`** (so a transaction signed last month still verifies after a leaf
+///    rotated), which in turn may be at most `maximumAge` old and not in the future;
+/// 3. the signature verifies with the leaf's key (jwt-kit's `X5CVerifier` does 2 and 3);
+/// 4. `bundleId` and `environment` are the configured ones.
+///
+/// No OCSP: Apple's library checks revocation only when asked to go online; the pinned root, the markers and the
+/// short age are what an offline check has.
+public struct SignedDataVerifier: Sendable {
+    /// Apple's marker on the intermediate ("Apple Worldwide Developer Relations" for the App Store).
+    public static let intermediateMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
+    /// Apple's marker on the leaf that signs App Store receipts and transactions.
+    public static let leafMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
+
+    public let bundleId: String
+    public let environments: Set<AppStoreEnvironment>
+    public let maximumAge: TimeInterval
+    private let verifier: X5CVerifier
+    private let clock: WallClock
+    /// Tolerated clock difference between Apple and this machine for "signed in the future".
+    private let skew: TimeInterval = 300
+
+    /// - Parameters:
+    ///   - rootCertificates: DER certificates to trust (`AppleRootCertificates.rootCAG3` in production; tests make
+    ///     their own).
+    ///   - environments: accepted environments. With `Production` among them, signatures from a developer's own
+    ///     machine (`Xcode`, `LocalTesting`) are refused whatever else is listed.
+    ///   - maximumAge: how old a `signedDate` may be.
+    public init(rootCertificates: [Data], bundleId: String, environments: Set<AppStoreEnvironment>,
+                maximumAge: TimeInterval, clock: WallClock = .system) throws {
+        verifier = try X5CVerifier(rootCertificates: rootCertificates)
+        self.bundleId = bundleId
+        self.environments = environments.contains(.production) ? environments.filter { !$0.isLocal } : environments
+        self.maximumAge = maximumAge
+        self.clock = clock
+    }
+
+    /// A StoreKit 2 transaction (`Transaction.jwsRepresentation`), verified; its contents are the caller's to judge.
+    public func verifyTransaction(_ jws: String) async throws(AppStoreVerificationError) -> SignedTransaction {
+        let transaction = try await verify(jws, as: SignedTransaction.self)
+        try check(bundleId: transaction.bundleId, environment: transaction.environment)
+        return transaction
+    }
+
+    /// An App Store Server Notification V2 (`signedPayload`), and the transaction inside it when it has one.
+    public func verifyNotification(_ signedPayload: String) async throws(AppStoreVerificationError)
+        -> (notification: SignedNotification, transaction: SignedTransaction?) {
+        let notification = try await verify(signedPayload, as: SignedNotification.self)
+        // A TEST notification (or one about an app-level event) may carry only some of `data`.
+        if let data = notification.data {
+            guard let bundle = data.bundleId, let environment = data.environment else {
+                throw AppStoreVerificationError(.malformed, "the notification's data names no bundle or environment")
+            }
+            try check(bundleId: bundle, environment: environment)
+        } else if notification.notificationType != "TEST" {
+            throw AppStoreVerificationError(.malformed, "the notification carries no data")
+        }
+        guard let inner = notification.data?.signedTransactionInfo else { return (notification, nil) }
+        return (notification, try await verifyTransaction(inner))
+    }
+
+    private func check(bundleId: String, environment: AppStoreEnvironment) throws(AppStoreVerificationError) {
+        guard bundleId == self.bundleId else {
+            throw AppStoreVerificationError(.wrongBundle, "signed for bundle '\(bundleId)', not '\(self.bundleId)'")
+        }
+        guard environments.contains(environment) else {
+            throw AppStoreVerificationError(.wrongEnvironment, "signed in the \(environment.rawValue) environment, which this server does not accept")
+        }
+    }
+
+    private func verify<Payload: AppStoreSignedPayload>(_ jws: String, as type: Payload.Type) async throws(AppStoreVerificationError) -> Payload {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Data(base64URL: parts[0]), let payloadData = Data(base64URL: parts[1]) else {
+            throw AppStoreVerificationError(.malformed, "not a compact JWS")
+        }
+        guard let header = try? JSONDecoder().decode(JWSHeader.self, from: headerData) else {
+            throw AppStoreVerificationError(.malformed, "the JWS header is not JSON")
+        }
+        guard header.alg == "ES256" else {
+            throw AppStoreVerificationError(.unsupportedAlgorithm, "signed with \(header.alg ?? "no algorithm"), not ES256")
+        }
+        guard header.x5c?.count == 3 else {
+            throw AppStoreVerificationError(.chain, "x5c must hold leaf, intermediate and root (\(header.x5c?.count ?? 0) certificates)")
+        }
+        // The date the chain is judged at comes from the payload, read before the signature is known to be good:
+        // nothing is trusted from it until the verification below, which re-reads the same bytes.
+        guard let signed = (try? JSONDecoder().decode(SignedDateOnly.self, from: payloadData))?.signedDate else {
+            throw AppStoreVerificationError(.malformed, "the payload has no signedDate")
+        }
+        let signedAt = Date(timeIntervalSince1970: Double(signed) / 1000)
+        let age = clock.now().timeIntervalSince(signedAt)
+        guard age >= -skew else { throw AppStoreVerificationError(.notYetValid, "signed in the future (\(signedAt))") }
+        guard age <= maximumAge else {
+            throw AppStoreVerificationError(.tooOld, "signed \(Int(age / 86_400)) days ago; at most \(Int(maximumAge / 86_400)) days are accepted")
+        }
+        do {
+            return try await verifier.verifyJWS(Array(jws.utf8), as: Payload.self, jsonDecoder: JSONDecoder(),
+                                                validationTime: .fixed(signedAt)) { AppleMarkerPolicy() }
+        } catch let error as JWTError where error.errorType == .invalidX5CChain {
+            throw AppStoreVerificationError(.chain, "the certificate chain does not verify: \(error.reason ?? "\(error)")")
+        } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
+            throw AppStoreVerificationError(.signature, "the signature does not match the leaf certificate")
+        } catch let error as DecodingError {
+            throw AppStoreVerificationError(.malformed, "the payload is not what Apple signs: \(Self.describe(error))")
+        } catch {
+            throw AppStoreVerificationError(.signature, "the JWS does not verify: \(error)")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, _): "missing '\(key.stringValue)'"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' \(context.debugDescription)"
+        @unknown default: "\(error)"
+        }
+    }
+}
+
+private struct JWSHeader: Decodable {
+    var alg: String?
+    var x5c: [String]?
+}
+
+private struct SignedDateOnly: Decodable {
+    var signedDate: Int64?
+}
+
+/// Apple's markers on the intermediate and the leaf: a chain to Apple's root is not enough by itself, since the
+/// same root issues developer certificates that anyone can get.
+struct AppleMarkerPolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+
+    mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        let certificates = Array(chain)
+        guard certificates.count == 3 else {
+            return .failsToMeetPolicy(reason: "the chain has \(certificates.count) certificates, not 3")
+        }
+        guard certificates[0].extensions[oid: SignedDataVerifier.leafMarker] != nil else {
+            return .failsToMeetPolicy(reason: "the leaf lacks Apple's marker 1.2.840.113635.100.6.11.1")
+        }
+        guard certificates[1].extensions[oid: SignedDataVerifier.intermediateMarker] != nil else {
+            return .failsToMeetPolicy(reason: "the intermediate lacks Apple's marker 1.2.840.113635.100.6.2.1")
+        }
+        return .meetsPolicy
+    }
+}
+
+/// Why signed App Store data was refused; `message` is safe to show the client.
+public struct AppStoreVerificationError: Error, CustomStringConvertible, Equatable {
+    public enum Reason: String, Sendable {
+        case malformed, unsupportedAlgorithm, chain, signature, tooOld, notYetValid, wrongBundle, wrongEnvironment
+    }
+
+    public var reason: Reason
+    public var message: String
+
+    public init(_ reason: Reason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    public var description: String { "\(reason.rawValue): \(message)" }
+}
+
+extension Data {
+    /// base64url without padding (RFC 7515 §2), as JWS segments are.
+    init?(base64URL text: Substring) {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        self.init(base64Encoded: base64)
+    }
+}
