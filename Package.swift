@@ -102,10 +102,10 @@ let services: [Service] = [
     ),
     Service(
         "content", folder: "Content", library: "ContentService",
-        dependencies: ["LanternDatabase", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, crypto, httpClient,
-                       metrics, nioCore, nioFoundation],
+        dependencies: ["LanternAppStore", "LanternDatabase", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, crypto,
+                       httpClient, metrics, nioCore, nioFoundation],
         resources: [.copy("Migrations"), .copy("Catalogue")],
-        testDependencies: ["LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, httpClient]
+        testDependencies: ["LanternAppStore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, httpClient]
     ),
     Service(
         "push-worker", folder: "PushWorker", library: "PushWorker",

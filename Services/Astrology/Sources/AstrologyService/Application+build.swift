@@ -47,13 +47,15 @@ public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, c
     return service.application(router: router)
 }
 
-/// astrology's routes: `/v1/astrology/…` for apps; Ba Zi and the calendars also at `/internal/astrology/…` for
-/// services (service tokens, audience `internal`: content builds Lucky Day prompts from Ba Zi descriptors,
-/// gamification dates seasonal collections by the Vietnamese festivals). The gateway never forwards `/internal`.
+/// astrology's routes: `/v1/astrology/…` for apps; charts, Ba Zi and the calendars also at `/internal/astrology/…`
+/// for services (service tokens, audience `internal`: content builds Lucky Day prompts from Ba Zi descriptors and
+/// AstroSvitla reports from natal charts, gamification dates seasonal collections by the Vietnamese festivals).
+/// The gateway never forwards `/internal`.
 func buildAstrologyRouter(_ router: Router<LanternRequestContext>, requireAuth: RequireAccessToken, requireService: RequireAccessToken,
                           charts: ChartsController, bazi: BaziController, calendar: CalendarController,
                           places: PlacesController) -> Router<LanternRequestContext> {
     router.group("/v1/astrology/charts").add(middleware: requireAuth).addRoutes(charts.endpoints)
+    router.group("/internal/astrology/charts").add(middleware: requireService).addRoutes(charts.endpoints)
     router.group("/v1/astrology/places").add(middleware: requireAuth).addRoutes(places.endpoints)
     for (prefix, middleware) in [("/v1/astrology", requireAuth), ("/internal/astrology", requireService)] {
         router.group(RouterPath(prefix)).add(middleware: middleware).addRoutes(bazi.endpoints).addRoutes(calendar.endpoints)

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import LanternAppStore
 import LanternContracts
 import LanternCore
 import LanternHTTP
@@ -42,21 +43,38 @@ public func buildContentApplication(
         texts: ProfileTexts(generator: router, local: local, budget: configuration.profileBudget),
         writer: writer, quietHours: configuration.quietHours, fortuneBudget: configuration.fortuneBudget, clock: clock)
 
-    service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(profiles: profiles).handlers)
+    let reportStore = ReportStore(client: postgres, outbox: outbox, logger: logger)
+    let astroTexts = try ContentResources.astroSvitla()
+    let reports = Reports(
+        catalogue: try ReportCatalogue(areas: astroTexts.areas, bundleId: configuration.astrosvitlaBundleId),
+        matcher: RuleMatcher(book: astroTexts.rules),
+        writer: ReportWriter(generator: router, composer: ReportComposer(texts: astroTexts.texts), budget: configuration.reportBudget),
+        verifier: try configuration.appStore.verifier(bundleId: configuration.astrosvitlaBundleId, clock: clock),
+        charts: AstrologyClient(baseURL: configuration.astrologyURL, tokens: tokens, http: dependencies.httpClient),
+        records: reportStore, clock: clock, logger: logger)
+
+    service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(profiles: profiles, reports: reportStore, clock: clock).handlers)
     service.addService(Pregenerator(schedule: schedule, fortunes: fortunes, writer: writer, clock: clock,
                                     budget: configuration.pregenerationBudget, interval: configuration.schedulerInterval, logger: logger))
     service.addService(ReminderScheduler(schedule: schedule, clock: clock, interval: configuration.schedulerInterval, logger: logger))
+    service.addService(ReportRetrier(reports: reports, interval: configuration.schedulerInterval, logger: logger))
 
     let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: clock, logger: logger)
     return service.application(router: buildContentRouter(service.makeRouter(), requireAuth: RequireAccessToken(verifier: verifier),
-                                                          fortunes: FortunesController(luckyDay: luckyDay)))
+                                                          fortunes: FortunesController(luckyDay: luckyDay),
+                                                          reports: ReportsController(reports: reports),
+                                                          notifications: AppStoreNotificationsController(reports: reports)))
 }
 
-/// content's routes: Lucky Day's `/v1/fortunes` and `/v1/widgets/luckyday`.
+/// content's routes: Lucky Day's `/v1/fortunes` and `/v1/widgets/luckyday`; AstroSvitla's `/v1/reports` and the
+/// App Store's notifications at `/v1/appstore/notifications` (public: Apple's signature is the credential).
 func buildContentRouter(_ router: Router<LanternRequestContext>, requireAuth: RequireAccessToken,
-                        fortunes: FortunesController) -> Router<LanternRequestContext> {
+                        fortunes: FortunesController, reports: ReportsController,
+                        notifications: AppStoreNotificationsController) -> Router<LanternRequestContext> {
     router.group("/v1/fortunes").add(middleware: requireAuth).addRoutes(fortunes.fortunes)
     router.group("/v1/widgets/luckyday").add(middleware: requireAuth).addRoutes(fortunes.widget)
+    router.group("/v1/reports").add(middleware: requireAuth).addRoutes(reports.endpoints)
+    router.group("/v1/appstore/notifications").addRoutes(notifications.endpoints)
     return router
 }
 
@@ -70,5 +88,25 @@ enum ContentResources {
             throw ConfigurationError(variable: "-", message: "the Lucky Day catalogue is missing from the build")
         }
         return try JSONDecoder().decode([String: Grammar].self, from: Data(contentsOf: url))
+    }
+
+    /// AstroSvitla's catalogue (`Catalogue/astrosvitla/`): the areas, every rules file of `rules/`, the tips and
+    /// framing texts. A rule file that does not load stops the start.
+    static func astroSvitla() throws -> (areas: [ReportCatalogue.Area], rules: RuleBook, texts: ReportTexts) {
+        guard let folder = Bundle.module.url(forResource: "Catalogue/astrosvitla", withExtension: nil) else {
+            throw ConfigurationError(variable: "-", message: "the AstroSvitla catalogue is missing from the build")
+        }
+        let decoder = JSONDecoder()
+        let areas = try decoder.decode([ReportCatalogue.Area].self, from: Data(contentsOf: folder.appendingPathComponent("areas.json")))
+        let texts = try decoder.decode(ReportTexts.self, from: Data(contentsOf: folder.appendingPathComponent("tips.json")))
+        let files = try FileManager.default.contentsOfDirectory(at: folder.appendingPathComponent("rules"), includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "json" }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+        var rules: [AstroRule] = []
+        for file in files {
+            do { rules += try decoder.decode([AstroRule].self, from: Data(contentsOf: file)) } catch {
+                throw ConfigurationError(variable: "-", message: "rules file \(file.lastPathComponent): \(error)")
+            }
+        }
+        return (areas, try RuleBook(rules), texts)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LanternAppStore
 import LanternContracts
 import LanternCore
 import LanternLLM
@@ -8,7 +9,7 @@ public struct ContentConfiguration: ServiceConfiguration {
     /// The port when `HTTP_PORT` is not set (Services/services.tsv; a deployment test keeps them equal).
     public static let defaultPort = 8084
     /// The LLM tasks content runs; each may have its own `LLM_MODELS_<TASK>`.
-    public static let tasks = ["fortune", "profile"]
+    public static let tasks = ["fortune", "profile", "report"]
 
     public var process: ProcessSettings
     public var databaseURL: String
@@ -26,6 +27,12 @@ public struct ContentConfiguration: ServiceConfiguration {
     public var profileBudget: Duration
     /// A fortune made ahead of time, with nobody waiting.
     public var pregenerationBudget: Duration
+    /// AstroSvitla's App Store bundle id: transactions must be signed for it; product ids are `<it>.report.<area>`.
+    public var astrosvitlaBundleId: String
+    /// Which App Store signatures are trusted (`APPSTORE_*`).
+    public var appStore: AppStoreConfiguration
+    /// The time a report may spend on models before the local composition (FR-031: 10 s).
+    public var reportBudget: Duration
     /// Local hours in which no "cookie ready" reminder is sent (it waits for their end).
     var quietHours: QuietHours
     /// How often the schedules (pre-generation, reminders) are looked at.
@@ -47,6 +54,9 @@ public struct ContentConfiguration: ServiceConfiguration {
         profileBudget = try duration("profile.budget.seconds", 8, 0.1...60)
         pregenerationBudget = try duration("pregeneration.budget.seconds", 30, 0.1...300)
         schedulerInterval = try duration("scheduler.interval.seconds", 5, 0.05...3600)
+        reportBudget = try duration("report.budget.seconds", 10, 0.1...60)
+        astrosvitlaBundleId = settings.string("astrosvitla.bundle.id", default: "app.lantern.astrosvitla")
+        appStore = try AppStoreConfiguration(settings: settings)
         let quiet = settings.string("luckyday.quiet.hours", default: "22:00-08:00")
         guard let hours = QuietHours(quiet) else {
             throw ConfigurationError(variable: "LUCKYDAY_QUIET_HOURS", message: "must be HH:MM-HH:MM (local time), got '\(quiet)'")

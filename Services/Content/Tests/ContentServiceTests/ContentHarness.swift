@@ -13,6 +13,7 @@ import NIOCore
 import NIOFoundationCompat
 import PostgresNIO
 import Synchronization
+import Crypto
 import Testing
 
 /// content on its own database and stream prefix, with a fake identity (tokens, service tokens), a fake astrology
@@ -187,6 +188,33 @@ final class FakeAstrology: Sendable {
 
     init(identity: FakeIdentity) { self.identity = identity }
 
+    /// Natal chart requests answered (JSON and SVG).
+    let natalRequests = Atomic<Int>(0)
+
+    /// A chart of 1990-05-17 14:35 in Kyiv, as astrology casts it (signs, houses, aspects within default orbs).
+    static let natal = NatalChartSummary(
+        planets: [
+            .init(body: "sun", sign: "taurus", house: 9, retrograde: false), .init(body: "moon", sign: "capricorn", house: 5, retrograde: false),
+            .init(body: "mercury", sign: "taurus", house: 9, retrograde: true), .init(body: "venus", sign: "aries", house: 8, retrograde: false),
+            .init(body: "mars", sign: "pisces", house: 7, retrograde: false), .init(body: "jupiter", sign: "cancer", house: 11, retrograde: false),
+            .init(body: "saturn", sign: "capricorn", house: 5, retrograde: true), .init(body: "uranus", sign: "capricorn", house: 5, retrograde: true),
+            .init(body: "neptune", sign: "capricorn", house: 5, retrograde: true), .init(body: "pluto", sign: "scorpio", house: 3, retrograde: true),
+        ],
+        houses: .init(ascendantSign: "virgo", midheavenSign: "gemini", reliable: true),
+        aspects: [
+            .init(first: "sun", second: "moon", type: "trine", orb: 1.8), .init(first: "sun", second: "mercury", type: "conjunction", orb: 4.2),
+            .init(first: "sun", second: "saturn", type: "trine", orb: 2.6), .init(first: "sun", second: "pluto", type: "opposition", orb: 8.0),
+            .init(first: "moon", second: "saturn", type: "conjunction", orb: 0.8), .init(first: "moon", second: "neptune", type: "conjunction", orb: 1.3),
+            .init(first: "moon", second: "jupiter", type: "opposition", orb: 5.1), .init(first: "venus", second: "saturn", type: "square", orb: 3.0),
+            .init(first: "venus", second: "uranus", type: "square", orb: 1.9), .init(first: "mars", second: "pluto", type: "trine", orb: 2.4),
+            .init(first: "mars", second: "uranus", type: "sextile", orb: 1.1), .init(first: "jupiter", second: "saturn", type: "opposition", orb: 6.9),
+            .init(first: "saturn", second: "neptune", type: "conjunction", orb: 2.1), .init(first: "uranus", second: "neptune", type: "conjunction", orb: 1.6),
+            .init(first: "neptune", second: "pluto", type: "sextile", orb: 1.0),
+        ],
+        fingerprint: "")
+
+    static let svg = #"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200" viewBox="0 0 200 200"><circle cx="100" cy="100" r="90" fill="none" stroke="black"/><text x="100" y="105" text-anchor="middle">☉</text></svg>"#
+
     /// Metal Horse year (庚午), day master Yang Metal (庚); names in lower case, as astrology writes them.
     static let reading = #"""
         {"pillars":[
@@ -217,6 +245,36 @@ final class FakeAstrology: Sendable {
                 return Response(status: .unprocessableContent, headers: [.contentType: "application/problem+json"], body: .init(byteBuffer: ByteBuffer(string: problem)))
             }
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: Self.reading)))
+        }
+        // Natal charts: the same placements for any birth, the fingerprint a hash of the birth data, the houses
+        // unreliable without a time; the SVG a small real drawing.
+        for path in [AstrologyEndpoint.natalChartPath, AstrologyEndpoint.natalChartSVGPath] {
+            router.post(RouterPath(path)) { request, _ -> Response in
+                guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+                      (try? await verifier.verify(String(header.dropFirst(7)), audience: TokenAudience.service)) != nil else {
+                    return Response(status: .unauthorized)
+                }
+                let data = Data(buffer: try await request.body.collect(upTo: 1 << 16))
+                let json = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+                self.natalRequests.add(1, ordering: .relaxed)
+                if (json["date"] as? String)?.hasPrefix("18") == true {
+                    let problem = #"{"type":"about:blank","title":"Invalid request","status":422,"code":"validation_failed","errors":[{"field":"date","message":"must be a real date YYYY-MM-DD between 1900-01-01 and 2100-12-31"}]}"#
+                    return Response(status: .unprocessableContent, headers: [.contentType: "application/problem+json"], body: .init(byteBuffer: ByteBuffer(string: problem)))
+                }
+                if path.hasSuffix(".svg") {
+                    return Response(status: .ok, headers: [.contentType: "image/svg+xml"], body: .init(byteBuffer: ByteBuffer(string: Self.svg)))
+                }
+                let timeKnown = json["time"] is String
+                // Of the normalised fields, as astrology's is (the JSON's key order is the encoder's business).
+                let place = (json["place"] as? [String: Any]) ?? [:]
+                let normalised = "\(json["date"] ?? "")|\(json["time"] ?? "unknown")|\(place["id"] ?? "")|\(place["latitude"] ?? "")|\(place["longitude"] ?? "")"
+                let fingerprint = SHA256.hash(data: Data(normalised.utf8)).map { String(format: "%02x", $0) }.joined()
+                var chart = Self.natal
+                chart.fingerprint = fingerprint
+                chart.houses.reliable = timeKnown
+                let body = try JSONEncoder().encode(chart)
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: body)))
+            }
         }
         return try await LoopbackServer.run(router: router) { port in try await body(URL(string: "http://127.0.0.1:\(port)")!) }
     }

@@ -1,13 +1,15 @@
 import AsyncHTTPClient
 import Foundation
+import LanternContracts
 import LanternCore
 import LanternTokens
 import NIOCore
 import NIOFoundationCompat
 
-/// astrology's Ba Zi (`POST /internal/astrology/bazi`) with content's service token. The birth data passes
-/// through to astrology, which validates it; its 422 comes back with each field under `birth.`.
-struct AstrologyClient: BaziSource {
+/// astrology's internal routes with content's service token: Ba Zi for Lucky Day, natal charts (JSON and SVG)
+/// for AstroSvitla. The birth data passes through to astrology, which validates it; its 422 comes back with each
+/// field under `birth.`.
+struct AstrologyClient: BaziSource, ChartSource {
     let baseURL: URL
     let tokens: ServiceTokenSource?
     let http: HTTPClient
@@ -17,18 +19,38 @@ struct AstrologyClient: BaziSource {
     }
 
     func bazi(_ birth: BirthData) async throws -> BaziReading {
-        guard let tokens else { throw Unavailable(description: "SERVICE_SECRET is not set, so content cannot call astrology") }
         struct Body: Encodable {
             var date: String
             var time: String
             var place: BirthData.Place
             var dayBoundary = "23:00"
         }
-        var request = HTTPClientRequest(url: baseURL.absoluteString.trimmingSuffix("/") + "/internal/astrology/bazi")
+        // Unknown time: noon, as the spec says (Req 3.6); the profile marks the hour pillar as assumed.
+        let body = try await post("/internal/astrology/bazi", Body(date: birth.date, time: birth.time ?? "12:00", place: birth.place))
+        return try JSONDecoder().decode(BaziReading.self, from: body).displayNames()
+    }
+
+    /// The chart and its picture; with no birth time astrology casts for noon and marks the houses unreliable.
+    func natalChart(_ birth: BirthData) async throws -> (chart: NatalChartSummary, svg: String) {
+        struct Body: Encodable {
+            var date: String
+            var time: String?
+            var place: BirthData.Place
+        }
+        let body = Body(date: birth.date, time: birth.time, place: birth.place)
+        async let chart = post(AstrologyEndpoint.natalChartPath, body)
+        async let svg = post(AstrologyEndpoint.natalChartSVGPath + "?theme=light", body)
+        let decoded = try JSONDecoder().decode(NatalChartSummary.self, from: try await chart)
+        return (decoded, String(buffer: try await svg))
+    }
+
+    /// POSTs `body` as JSON; on 401 once more with a fresh token (identity's key may have rotated since).
+    private func post(_ path: String, _ body: some Encodable) async throws -> ByteBuffer {
+        guard let tokens else { throw Unavailable(description: "SERVICE_SECRET is not set, so content cannot call astrology") }
+        var request = HTTPClientRequest(url: baseURL.absoluteString.trimmingSuffix("/") + path)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
-        // Unknown time: noon, as the spec says (Req 3.6); the profile marks the hour pillar as assumed.
-        request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(Body(date: birth.date, time: birth.time ?? "12:00", place: birth.place))))
+        request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(body)))
         for attempt in 1...2 {
             let token: String
             do { token = try await tokens.token() } catch { throw Unavailable(description: "no service token: \(error)") }
@@ -37,12 +59,11 @@ struct AstrologyClient: BaziSource {
             do { response = try await http.execute(request, timeout: .seconds(10)) } catch {
                 throw Unavailable(description: "astrology unreachable: \(error)")
             }
-            let body = try await response.body.collect(upTo: 1 << 20)
+            let body = try await response.body.collect(upTo: 4 << 20)
             switch response.status.code {
             case 200:
-                return try JSONDecoder().decode(BaziReading.self, from: body).displayNames()
+                return body
             case 401 where attempt == 1:
-                // identity's key may have rotated since the token was issued: one fresh token, one more try.
                 await tokens.invalidate()
                 continue
             case 400, 422:

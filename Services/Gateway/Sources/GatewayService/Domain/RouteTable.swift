@@ -41,6 +41,8 @@ public struct RouteTable: Sendable {
         Entry(prefix: "/v1/astrology", service: "astrology", isPublic: false, limit: .standard),
         Entry(prefix: "/v1/fortunes", service: "content", isPublic: false, limit: .standard),
         Entry(prefix: "/v1/reports", service: "content", isPublic: false, limit: .standard),
+        // App Store Server Notifications V2: Apple's servers post without a token; the signature is checked by content.
+        Entry(prefix: "/v1/appstore/notifications", service: "content", isPublic: true, limit: .standard),
         Entry(prefix: "/v1/roasts", service: "content", isPublic: false, limit: .standard),
         Entry(prefix: "/v1/widgets/luckyday", service: "content", isPublic: false, limit: .standard),
         Entry(prefix: "/v1/widgets/roastmelater", service: "content", isPublic: false, limit: .standard),

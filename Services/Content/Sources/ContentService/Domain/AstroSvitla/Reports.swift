@@ -1,0 +1,183 @@
+import Crypto
+import Foundation
+import LanternAppStore
+import LanternContracts
+import LanternCore
+import LanternLLM
+import Logging
+
+/// The natal chart of birth data, from astrology: its placements and its picture.
+protocol ChartSource: Sendable {
+    func natalChart(_ birth: BirthData) async throws -> (chart: NatalChartSummary, svg: String)
+}
+
+/// AstroSvitla's reports (FR-021–FR-048): the catalogue, purchases verified with the App Store's signature and
+/// recorded before anything is written, the report written within the request (model, one corrected retry, then
+/// the local composition), background retries for what a request could not finish, and refunds.
+struct Reports: Sendable {
+    let catalogue: ReportCatalogue
+    let matcher: RuleMatcher
+    let writer: ReportWriter
+    /// nil when purchases are not configured (`APPSTORE_BUNDLE_ID` unset): purchases answer 503.
+    let verifier: SignedDataVerifier?
+    let charts: any ChartSource
+    let records: any ReportRecords
+    let clock: WallClock
+    let logger: Logger
+    /// Background retries: failed attempts before a report is marked failed, and the first delay (doubling).
+    var maxAttempts = 5
+    var firstRetry: TimeInterval = 30
+
+    struct Offer: Sendable {
+        var area: ReportCatalogue.Area
+        var productId: String
+        var reportId: UUID?
+    }
+
+    /// Every area with its price and product, and which of them this chart already has (FR-025).
+    func offers(for user: UUID, chart: String?) async throws -> [Offer] {
+        var bought: [LifeArea: UUID] = [:]
+        if let chart {
+            for report in try await records.reports(of: user, chart: chart) where !report.revoked { bought[report.area] = report.id }
+        }
+        return catalogue.areas.map { Offer(area: $0, productId: catalogue.productId(for: $0.id), reportId: bought[$0.id]) }
+    }
+
+    struct Purchase: Sendable {
+        /// StoreKit 2's `Transaction.jwsRepresentation`.
+        var transaction: String
+        var area: LifeArea
+        var language: ReportLanguage
+        var birth: BirthData
+    }
+
+    /// Verifies and records a purchase, then writes its report unless it exists: the same transaction, or the same
+    /// area of the same chart bought again, returns the report already there (`created` false).
+    func purchase(_ purchase: Purchase, by user: UUID) async throws -> (report: ReportRecord, created: Bool) {
+        guard let verifier else {
+            throw Problem(status: 503, code: "purchases_unavailable", title: "Service Unavailable",
+                          detail: "App Store purchases are not configured on this server (APPSTORE_BUNDLE_ID)")
+        }
+        let transaction: SignedTransaction
+        do { transaction = try await verifier.verifyTransaction(purchase.transaction) } catch {
+            throw Problem.invalid(field: "transaction", error.message, code: "transaction_invalid")
+        }
+        guard transaction.productId == catalogue.productId(for: purchase.area) else {
+            let bought = catalogue.area(forProduct: transaction.productId).map { "the \($0.rawValue) report" } ?? "'\(transaction.productId)'"
+            throw Problem.invalid(field: "area", "the transaction bought \(bought), not the \(purchase.area.rawValue) report",
+                                  code: "transaction_product_mismatch")
+        }
+        guard transaction.type == SignedTransaction.consumable else {
+            throw Problem.invalid(field: "transaction", "is a \(transaction.type) purchase; reports are consumables", code: "transaction_invalid")
+        }
+        guard transaction.revocationDate == nil else {
+            throw Problem.conflict("The App Store refunded or revoked this purchase", code: "transaction_revoked")
+        }
+        // The app buys with `appAccountToken` = the account id, so one account's receipt is useless to another.
+        guard transaction.appAccountToken?.lowercased() == user.uuidString.lowercased() else {
+            throw Problem.forbidden("This purchase was made for another account", code: "transaction_other_account")
+        }
+
+        let (chart, svg) = try await charts.natalChart(purchase.birth)
+        let all = matcher.matches(chart)
+        let forArea = all.filter { $0.rule.areas[purchase.area] != nil }
+        let now = clock.now()
+        let id = UUID.v7(at: now)
+        let report = ReportRecord(
+            id: id, user: user, chart: chart.fingerprint, area: purchase.area, language: purchase.language, status: .pending,
+            timeKnown: chart.houses.reliable, rules: StoredRules(area: forArea, all: all), chartSVG: svg, sections: nil, source: nil,
+            failedAttempts: 0, failure: nil, supportCode: nil, createdAt: now, readyAt: nil, purchasedAt: nil, priceUSD: nil)
+        let entry = PurchaseEntry(
+            transactionHash: Self.hash(transaction.transactionId), user: user, productId: transaction.productId,
+            environment: transaction.environment.rawValue, priceUSD: catalogue.area(purchase.area).price,
+            purchasedAt: Date(timeIntervalSince1970: Double(transaction.purchaseDate) / 1000))
+        // Recorded first, due for a background retry: if this request dies while writing, the report still comes.
+        switch try await records.record(entry, newReport: report, retryAt: now + firstRetry) {
+        case .redeemed:
+            throw Problem.conflict("This purchase belonged to a deleted account and cannot be redeemed again", code: "transaction_redeemed")
+        case .existing(let existing):
+            return (existing, false)
+        case .created(let created):
+            return (await write(created), true)
+        }
+    }
+
+    /// Writes a pending report and stores it; on a storage failure the report stays pending for the retrier.
+    func write(_ report: ReportRecord) async -> ReportRecord {
+        let (forArea, all) = report.rules.matches(in: matcher.book)
+        let written = await writer.write(
+            area: report.area, areaTitle: catalogue.area(report.area).title[report.language], language: report.language,
+            matches: forArea, others: all, timeKnown: report.timeKnown,
+            seed: GenerationSeed("astrosvitla", report.chart, report.area.rawValue, report.language.rawValue))
+        if !written.rejected.isEmpty {
+            logger.info("report written after fallbacks", metadata: ["report": "\(report.id)", "source": "\(written.source)",
+                                                                      "rejected": "\(written.rejected.joined(separator: " | "))"])
+        }
+        let problems = ReportShape.problems(written.sections, language: report.language)
+        if !problems.isEmpty {
+            logger.warning("local composition out of shape", metadata: ["report": "\(report.id)", "problems": "\(problems)"])
+        }
+        let now = clock.now()
+        do {
+            try await records.finish(report.id, sections: written.sections, source: written.source, at: now)
+        } catch {
+            logger.error("a written report could not be stored; the retrier will write it again", metadata: ["report": "\(report.id)", "error": "\(error)"])
+            return report
+        }
+        var ready = report
+        ready.status = .ready
+        ready.sections = written.sections
+        ready.source = written.source
+        ready.readyAt = now
+        return ready
+    }
+
+    /// One background pass: writes every pending report whose retry is due.
+    func retryDue(lease: TimeInterval = 60) async throws {
+        let now = clock.now()
+        for report in try await records.leaseDue(now: now, until: now + lease, limit: 16) {
+            let attempt = report.failedAttempts + 1
+            let result = await write(report)
+            guard result.status != .ready else { continue }
+            let final = attempt >= maxAttempts
+            let retryAt = final ? nil : clock.now() + firstRetry * pow(2, Double(attempt))
+            try await records.failed(report.id, reason: "the report could not be stored after \(attempt) attempts", retryAt: retryAt,
+                                     supportCode: Self.supportCode(report.id), at: clock.now())
+        }
+    }
+
+    func report(_ id: UUID, of user: UUID) async throws -> ReportRecord {
+        guard let report = try await records.report(id, of: user) else { throw Problem.notFound("No such report") }
+        guard !report.revoked else {
+            throw Problem.forbidden("The App Store refunded or revoked the purchase of this report", code: "report_revoked")
+        }
+        return report
+    }
+
+    /// An App Store Server Notification V2 (`signedPayload`): REFUND and REVOKE take the report away, REFUND_REVERSED
+    /// gives it back, anything else is acknowledged. Each `notificationUUID` counts once.
+    func notification(_ signedPayload: String) async throws -> NotificationOutcome {
+        guard let verifier else {
+            throw Problem(status: 503, code: "purchases_unavailable", title: "Service Unavailable",
+                          detail: "App Store purchases are not configured on this server (APPSTORE_BUNDLE_ID)")
+        }
+        let verified: (notification: SignedNotification, transaction: SignedTransaction?)
+        do { verified = try await verifier.verifyNotification(signedPayload) } catch {
+            throw Problem.invalid(field: "signedPayload", error.message, code: "notification_invalid")
+        }
+        let (notification, transaction) = verified
+        let outcome = try await records.apply(
+            notification: notification.notificationUUID, type: notification.notificationType, subtype: notification.subtype,
+            transactionHash: transaction.map { Self.hash($0.transactionId) }, at: clock.now())
+        logger.info("App Store notification", metadata: ["type": "\(notification.notificationType)", "subtype": "\(notification.subtype ?? "-")",
+                                                        "uuid": "\(notification.notificationUUID)", "outcome": "\(outcome)"])
+        return outcome
+    }
+
+    static func hash(_ transactionId: String) -> Data { Data(SHA256.hash(data: Data(transactionId.utf8))) }
+
+    /// What a user quotes to support: short, and enough to find the report.
+    static func supportCode(_ id: UUID) -> String {
+        "AS-" + id.uuidString.replacingOccurrences(of: "-", with: "").suffix(10).uppercased()
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import LanternContracts
+import LanternCore
+import LanternEvents
+import Logging
+import PostgresNIO
+
+/// AstroSvitla's reports and purchases (`content.reports`, `content.report_purchases`), the tombstones of deleted
+/// accounts' transactions and the App Store notifications handled. A report becoming ready or failed and its
+/// real-time frame commit together.
+struct ReportStore: ReportRecords {
+    let client: PostgresClient
+    let outbox: Outbox
+    let logger: Logger
+
+    /// The columns `decode` reads, with the access-giving purchase (earliest not revoked) joined in.
+    private static let select = """
+        SELECT r.id, r.user_id, r.chart, r.area, r.language, r.status, r.time_known, r.rules::text, r.chart_svg, r.sections::text,
+               r.source, r.failed_attempts, r.failure, r.support_code, r.created_at, r.ready_at, p.purchased_at, p.price_usd
+        FROM content.reports r
+        LEFT JOIN LATERAL (SELECT purchased_at, price_usd FROM content.report_purchases
+                           WHERE report_id = r.id AND revoked_at IS NULL ORDER BY purchased_at LIMIT 1) p ON true
+        """
+
+    private static func decode(_ row: PostgresRow) throws -> ReportRecord {
+        let (id, user, chart, area, language, status, timeKnown, rules, svg, sections, source, failed, failure, support, created, ready, purchased, price) =
+            try row.decode((UUID, UUID, String, String, String, String, Bool, String, String, String?, String?, Int, String?, String?, Date, Date?, Date?, String?).self)
+        guard let area = LifeArea(rawValue: area), let language = ReportLanguage(rawValue: language),
+              let status = ReportRecord.Status(rawValue: status) else { throw StoreInconsistency("report \(id) has an unknown area, language or status") }
+        return ReportRecord(
+            id: id, user: user, chart: chart, area: area, language: language, status: status, timeKnown: timeKnown,
+            rules: try JSONDecoder().decode(StoredRules.self, from: Data(rules.utf8)), chartSVG: svg,
+            sections: try sections.map { try JSONDecoder().decode(ReportSections.self, from: Data($0.utf8)) }, source: source,
+            failedAttempts: failed, failure: failure, supportCode: support, createdAt: created, readyAt: ready, purchasedAt: purchased,
+            priceUSD: price)
+    }
+
+    private func one(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> ReportRecord? {
+        for try await row in try await connection.query(query, logger: logger) { return try Self.decode(row) }
+        return nil
+    }
+
+    func record(_ purchase: PurchaseEntry, newReport: ReportRecord, retryAt: Date) async throws -> PurchaseOutcome {
+        let rules = String(decoding: try JSONEncoder().encode(newReport.rules), as: UTF8.self)
+        return try await client.transaction(logger: logger) { connection -> PurchaseOutcome in
+            // One account's purchases one at a time: a replay with other birth data, or two concurrent posts of the
+            // same transaction, must find what the first one recorded.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(purchase.user.uuidString), 11))", logger: logger)
+            let redeemed = try await connection.query(
+                "SELECT 1 FROM content.redeemed_transactions WHERE transaction_hash = \(purchase.transactionHash)", logger: logger)
+            for try await _ in redeemed { return .redeemed }
+            if let existing = try await one("""
+                \(unescaped: Self.select) WHERE r.id = (SELECT report_id FROM content.report_purchases WHERE transaction_hash = \(purchase.transactionHash))
+                """, on: connection) {
+                return .existing(existing)
+            }
+            // The account's report of this chart and area, or the new one.
+            let inserted = try await connection.query("""
+                INSERT INTO content.reports (id, user_id, chart, area, language, status, time_known, rules, chart_svg, next_attempt_at, created_at)
+                VALUES (\(newReport.id), \(newReport.user), \(newReport.chart), \(newReport.area.rawValue), \(newReport.language.rawValue),
+                        'pending', \(newReport.timeKnown), \(rules)::jsonb, \(newReport.chartSVG), \(retryAt), \(newReport.createdAt))
+                ON CONFLICT (user_id, chart, area) DO NOTHING RETURNING id
+                """, logger: logger)
+            var created = false
+            for try await _ in inserted { created = true }
+            try await connection.query("""
+                INSERT INTO content.report_purchases (transaction_hash, user_id, report_id, product_id, environment, price_usd, purchased_at, recorded_at)
+                SELECT \(purchase.transactionHash), \(purchase.user), id, \(purchase.productId), \(purchase.environment), \(purchase.priceUSD),
+                       \(purchase.purchasedAt), \(newReport.createdAt)
+                FROM content.reports WHERE user_id = \(newReport.user) AND chart = \(newReport.chart) AND area = \(newReport.area.rawValue)
+                """, logger: logger)
+            if !created {
+                // Bought again: a failed report gets another go; a pending or ready one stays as it is.
+                try await connection.query("""
+                    UPDATE content.reports SET status = 'pending', failed_attempts = 0, failure = NULL, support_code = NULL,
+                        next_attempt_at = \(newReport.createdAt)
+                    WHERE user_id = \(newReport.user) AND chart = \(newReport.chart) AND area = \(newReport.area.rawValue) AND status = 'failed'
+                    """, logger: logger)
+            }
+            guard let report = try await one("""
+                \(unescaped: Self.select) WHERE r.user_id = \(newReport.user) AND r.chart = \(newReport.chart) AND r.area = \(newReport.area.rawValue)
+                """, on: connection) else { throw StoreInconsistency("the report of a recorded purchase is missing") }
+            return created ? .created(report) : .existing(report)
+        }
+    }
+
+    func report(_ id: UUID, of user: UUID) async throws -> ReportRecord? {
+        try await client.withConnection { try await one("\(unescaped: Self.select) WHERE r.id = \(id) AND r.user_id = \(user)", on: $0) }
+    }
+
+    func reports(of user: UUID, chart: String?) async throws -> [ReportRecord] {
+        let rows = try await client.query("""
+            \(unescaped: Self.select) WHERE r.user_id = \(user) AND (\(chart)::text IS NULL OR r.chart = \(chart))
+            ORDER BY r.chart, r.created_at
+            """, logger: logger)
+        var list: [ReportRecord] = []
+        for try await row in rows { list.append(try Self.decode(row)) }
+        return list
+    }
+
+    func finish(_ id: UUID, sections: ReportSections, source: String, at date: Date) async throws {
+        let json = String(decoding: try JSONEncoder().encode(sections), as: UTF8.self)
+        let announced = try await client.transaction(logger: logger) { connection -> Bool in
+            let rows = try await connection.query("""
+                UPDATE content.reports SET status = 'ready', sections = \(json)::jsonb, source = \(source), ready_at = \(date),
+                    next_attempt_at = NULL, leased_until = NULL
+                WHERE id = \(id) AND status = 'pending' RETURNING user_id, chart, area
+                """, logger: logger)
+            // Already ready (another writer won): a report never changes once written.
+            for try await (user, chart, area) in rows.decode((UUID, String, String).self) {
+                let frame = AstroSvitlaFrames.report(AstroSvitlaFrames.reportReady, to: user.uuidString.lowercased(), reportId: id.uuidString.lowercased(),
+                                                     chart: chart, area: area)
+                try await outbox.enqueue(frame, subject: user.uuidString.lowercased(), at: date, on: connection, logger: logger)
+                return true
+            }
+            return false
+        }
+        if announced { outbox.committed() }
+    }
+
+    func failed(_ id: UUID, reason: String, retryAt: Date?, supportCode: String, at date: Date) async throws {
+        let announced = try await client.transaction(logger: logger) { connection -> Bool in
+            let rows = try await connection.query("""
+                UPDATE content.reports SET failed_attempts = failed_attempts + 1, leased_until = NULL, next_attempt_at = \(retryAt),
+                    status = CASE WHEN \(retryAt)::timestamptz IS NULL THEN 'failed' ELSE status END,
+                    failure = CASE WHEN \(retryAt)::timestamptz IS NULL THEN \(reason) END,
+                    support_code = CASE WHEN \(retryAt)::timestamptz IS NULL THEN \(supportCode) END
+                WHERE id = \(id) AND status = 'pending' RETURNING user_id, chart, area, status
+                """, logger: logger)
+            for try await (user, chart, area, status) in rows.decode((UUID, String, String, String).self) where status == "failed" {
+                let frame = AstroSvitlaFrames.report(AstroSvitlaFrames.reportFailed, to: user.uuidString.lowercased(), reportId: id.uuidString.lowercased(),
+                                                     chart: chart, area: area)
+                try await outbox.enqueue(frame, subject: user.uuidString.lowercased(), at: date, on: connection, logger: logger)
+                return true
+            }
+            return false
+        }
+        if announced { outbox.committed() }
+    }
+
+    func leaseDue(now: Date, until: Date, limit: Int) async throws -> [ReportRecord] {
+        try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                UPDATE content.reports SET leased_until = \(until)
+                WHERE id IN (SELECT id FROM content.reports
+                             WHERE status = 'pending' AND next_attempt_at <= \(now) AND (leased_until IS NULL OR leased_until <= \(now))
+                             ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                RETURNING id
+                """, logger: logger)
+            var ids: [UUID] = []
+            for try await id in rows.decode(UUID.self) { ids.append(id) }
+            var list: [ReportRecord] = []
+            for id in ids { if let report = try await one("\(unescaped: Self.select) WHERE r.id = \(id)", on: connection) { list.append(report) } }
+            return list
+        }
+    }
+
+    func apply(notification uuid: String, type: String, subtype: String?, transactionHash: Data?, at date: Date) async throws -> NotificationOutcome {
+        try await client.transaction(logger: logger) { connection -> NotificationOutcome in
+            let fresh = try await connection.query("""
+                INSERT INTO content.appstore_notifications (notification_uuid, type, subtype, received_at)
+                VALUES (\(uuid), \(type), \(subtype), \(date)) ON CONFLICT DO NOTHING RETURNING 1
+                """, logger: logger)
+            var first = false
+            for try await _ in fresh { first = true }
+            guard first else { return .duplicate }
+            guard let transactionHash else { return .acknowledged }
+            switch type {
+            case "REFUND", "REVOKE":
+                let rows = try await connection.query("""
+                    UPDATE content.report_purchases SET revoked_at = \(date), revocation = \(type)
+                    WHERE transaction_hash = \(transactionHash) AND revoked_at IS NULL RETURNING report_id
+                    """, logger: logger)
+                var count = 0
+                for try await _ in rows { count += 1 }
+                return .revoked(reports: count)
+            case "REFUND_REVERSED":
+                let rows = try await connection.query("""
+                    UPDATE content.report_purchases SET revoked_at = NULL, revocation = NULL
+                    WHERE transaction_hash = \(transactionHash) AND revoked_at IS NOT NULL RETURNING report_id
+                    """, logger: logger)
+                var count = 0
+                for try await _ in rows { count += 1 }
+                return .restored(reports: count)
+            default:
+                return .acknowledged
+            }
+        }
+    }
+
+    /// `user.deleted`: reports and purchases go; each transaction leaves a tombstone so its receipt cannot be
+    /// redeemed again by a new account.
+    func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws {
+        // The account's purchase lock (as `record` takes it): a purchase in flight finishes first, then goes too.
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(user.uuidString), 11))", logger: logger)
+        try await connection.query("""
+            INSERT INTO content.redeemed_transactions (transaction_hash, erased_at)
+            SELECT transaction_hash, \(date) FROM content.report_purchases WHERE user_id = \(user) ON CONFLICT DO NOTHING
+            """, logger: logger)
+        try await connection.query("DELETE FROM content.report_purchases WHERE user_id = \(user)", logger: logger)
+        try await connection.query("DELETE FROM content.reports WHERE user_id = \(user)", logger: logger)
+    }
+}

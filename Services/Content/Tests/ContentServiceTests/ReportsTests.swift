@@ -1,0 +1,289 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import LanternEvents
+import LanternAppStore
+import LanternContracts
+import LanternCore
+import LanternTestSupport
+import NIOCore
+import Testing
+
+private let bundle = "app.lantern.astrosvitla"
+private let birth = #"{"date":"1990-05-17","time":"14:35","place":{"id":703448}}"#
+
+/// The report as the API answers it.
+struct ReportBody: Decodable {
+    struct Sections: Decodable { var keyInfluences: String; var detailedAnalysis: String; var recommendations: [String] }
+    struct Failure: Decodable { var reason: String; var supportCode: String }
+    struct Price: Decodable { var amount: String; var currency: String }
+    var id: String
+    var chart: String
+    var area: String
+    var title: String
+    var language: String
+    var status: String
+    var purchasedAt: Date?
+    var price: Price?
+    var birthTimeKnown: Bool
+    var notes: [String]
+    var sections: Sections?
+    var failure: Failure?
+}
+
+struct CatalogueBody: Decodable {
+    struct Area: Decodable {
+        var area: String; var icon: String; var title: String; var description: String
+        var price: ReportBody.Price; var productId: String; var purchased: Bool; var reportId: String?
+    }
+    var language: String
+    var pricing: String
+    var areas: [Area]
+}
+
+/// A content harness whose App Store is `store` (its root trusted instead of Apple's).
+private func withStore(_ store: TestAppStore, llm: [String: String] = [:], extra: [String: String] = [:],
+                       _ body: @Sendable (ContentHarness) async throws -> Void) async throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("appstore-root-\(UUID().uuidString).pem")
+    try store.rootPEM.write(to: root, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: root) }
+    var variables = ["APPSTORE_ROOT_CERTIFICATES": root.path, "ASTROSVITLA_BUNDLE_ID": bundle, "REPORT_BUDGET_SECONDS": "30"]
+    variables.merge(extra) { $1 }
+    try await ContentHarness.run(llm: llm, extra: variables, body)
+}
+
+extension ContentHarness {
+    /// A signed transaction for `area`, made for `user` (its `appAccountToken`) at the harness's time.
+    func transaction(_ store: TestAppStore, for user: UUID, area: String = "career", id: String? = nil) throws -> String {
+        var signed = store.transaction(bundleId: bundle, productId: "\(bundle).report.\(area)", accountToken: user, signedAt: time.now)
+        if let id { signed.transactionId = id; signed.originalTransactionId = id }
+        return try store.sign(signed)
+    }
+
+    func buy(_ user: UUID, jws: String, area: String = "career", language: String? = nil, birth body: String = birth,
+             headers: HTTPFields = [:]) async throws -> TestResponse {
+        let languageField = language.map { #","language":"\#($0)""# } ?? ""
+        return try await request(.post, "/v1/reports/purchases", as: user, app: .astrosvitla,
+                                 json: #"{"transaction":"\#(jws)","area":"\#(area)"\#(languageField),"birth":\#(body)}"#, headers: headers)
+    }
+}
+
+@Suite("AstroSvitla reports: catalogue, purchases verified on the server, generation, refunds, deletion")
+struct ReportsTests {
+    @Test("catalogue: five areas with icon, title, description, USD price and product id, in the app's language")
+    func catalogue() async throws {
+        try await withStore(try TestAppStore()) { h in
+            let user = UUID()
+            var headers: HTTPFields = [:]
+            headers[.acceptLanguage] = "uk-UA,uk;q=0.9"
+            let uk = try await h.request(.get, "/v1/reports/areas", as: user, app: .astrosvitla, headers: headers).decode(CatalogueBody.self)
+            #expect(uk.language == "uk")
+            #expect(uk.areas.map(\.area) == ["general", "finances", "career", "relationships", "health"])
+            #expect(uk.areas.map(\.price.amount) == ["9.99", "6.99", "6.99", "5.99", "5.99"] && uk.areas.allSatisfy { $0.price.currency == "USD" })
+            #expect(uk.areas[0].title == "Загальний огляд життя" && uk.areas[2].productId == "\(bundle).report.career")
+            headers[.acceptLanguage] = "de-DE"
+            let other = try await h.request(.get, "/v1/reports/areas", as: user, app: .astrosvitla, headers: headers).decode(CatalogueBody.self)
+            #expect(other.language == "en" && other.areas[0].title == "General Life Overview" && !other.pricing.isEmpty)
+
+            let bad = try await h.request(.get, "/v1/reports/areas?chart=nope", as: user, app: .astrosvitla)
+            #expect(bad.status == .unprocessableContent)
+            let pairly = try await h.request(.get, "/v1/reports/areas", as: user, app: .pairly)
+            #expect(pairly.status == .forbidden)
+        }
+    }
+
+    @Test("a verified purchase gets its report at once: three sections in shape, listed, shareable; the area shows as bought")
+    func purchase() async throws {
+        let store = try TestAppStore()
+        try await withStore(store) { h in
+            let user = UUID()
+            let response = try await h.buy(user, jws: try h.transaction(store, for: user))
+            #expect(response.status == .created, "\(String(buffer: response.body))")
+            let report = try response.decode(ReportBody.self)
+            #expect(report.status == "ready" && report.area == "career" && report.language == "en" && report.birthTimeKnown)
+            #expect(report.price?.amount == "6.99" && report.purchasedAt != nil)
+            let sections = try #require(report.sections)
+            #expect((2...3).contains(sections.keyInfluences.filter { ".!?".contains($0) }.count))
+            let words = sections.detailedAnalysis.split(whereSeparator: \.isWhitespace).count
+            #expect((400...500).contains(words))
+            #expect((3...4).contains(sections.recommendations.count))
+
+            let fetched = try await h.request(.get, "/v1/reports/\(report.id)", as: user, app: .astrosvitla).decode(ReportBody.self)
+            #expect(fetched.sections?.detailedAnalysis == sections.detailedAnalysis)
+            let text = try await h.request(.get, "/v1/reports/\(report.id)/text", as: user, app: .astrosvitla)
+            #expect(text.headers[.contentType]?.hasPrefix("text/plain") == true)
+            #expect(String(buffer: text.body).contains(sections.keyInfluences))
+
+            let catalogue = try await h.request(.get, "/v1/reports/areas?chart=\(report.chart)", as: user, app: .astrosvitla).decode(CatalogueBody.self)
+            #expect(catalogue.areas.filter(\.purchased).map(\.area) == ["career"] && catalogue.areas[2].reportId == report.id)
+
+            struct List: Decodable { struct Chart: Decodable { var chart: String; var reports: [ReportBody] }; var charts: [Chart] }
+            let list = try await h.request(.get, "/v1/reports", as: user, app: .astrosvitla).decode(List.self)
+            #expect(list.charts.count == 1 && list.charts[0].chart == report.chart && list.charts[0].reports.map(\.id) == [report.id])
+            // Someone else's report does not exist for them.
+            #expect(try await h.request(.get, "/v1/reports/\(report.id)", as: UUID(), app: .astrosvitla).status == .notFound)
+        }
+    }
+
+    @Test("refused, and nothing recorded: another root, no Apple markers, an expired leaf, a tampered payload, another bundle, another product, another account, a refunded transaction")
+    func refusals() async throws {
+        let store = try TestAppStore()
+        try await withStore(store) { h in
+            let user = UUID()
+            func code(_ response: TestResponse) throws -> String { try response.decode(ProblemBody.self).code }
+            let now = h.time.now
+            func signed(_ by: TestAppStore, productArea: String = "career", accountToken: UUID? = nil, bundleId: String = bundle,
+                        revoked: Bool = false) throws -> String {
+                try by.sign(by.transaction(bundleId: bundleId, productId: "\(bundle).report.\(productArea)", accountToken: accountToken ?? user,
+                                           signedAt: now, revokedAt: revoked ? now : nil))
+            }
+            var noMarker = TestAppStore.Options()
+            noMarker.leafMarker = false
+            var expired = TestAppStore.Options()
+            expired.leafValidity = -86_400 * 400 ... -86_400 * 2
+            for jws in [try signed(try TestAppStore()), try signed(try TestAppStore(options: noMarker)),
+                        try signed(try TestAppStore(options: expired)), try signed(store, bundleId: "com.example.other")] {
+                let response = try await h.buy(user, jws: jws)
+                #expect(try response.status == .unprocessableContent && (code(response)) == "transaction_invalid", "\(String(buffer: response.body))")
+            }
+            // A payload changed after signing.
+            let parts = try signed(store).split(separator: ".").map(String.init)
+            var payload = try JSONSerialization.jsonObject(with: Data(base64Encoded: parts[1].base64Padded)!) as! [String: Any]
+            payload["productId"] = "\(bundle).report.general"
+            let tampered = [parts[0], TestAppStore.base64URL(try JSONSerialization.data(withJSONObject: payload)), parts[2]].joined(separator: ".")
+            let tamperedResponse = try await h.buy(user, jws: tampered, area: "general")
+            #expect(try tamperedResponse.status == .unprocessableContent && (code(tamperedResponse)) == "transaction_invalid")
+
+            let wrongArea = try await h.buy(user, jws: try signed(store, productArea: "health"), area: "career")
+            #expect(try wrongArea.status == .unprocessableContent && (code(wrongArea)) == "transaction_product_mismatch")
+            let otherAccount = try await h.buy(user, jws: try signed(store, accountToken: UUID()))
+            #expect(try otherAccount.status == .forbidden && (code(otherAccount)) == "transaction_other_account")
+            let refunded = try await h.buy(user, jws: try signed(store, revoked: true))
+            #expect(try refunded.status == .conflict && (code(refunded)) == "transaction_revoked")
+            let badBody = try await h.request(.post, "/v1/reports/purchases", as: user, app: .astrosvitla, json: #"{"area":"love"}"#)
+            let fields = Set(try badBody.decode(ProblemBody.self).errors?.map(\.field) ?? [])
+            #expect(badBody.status == .unprocessableContent && fields == ["transaction", "area", "birth"])
+            let badBirth = try await h.buy(user, jws: try signed(store), birth: #"{"date":"1800-01-01","time":"12:00","place":{"id":1}}"#)
+            #expect(try badBirth.status == .unprocessableContent && (badBirth.decode(ProblemBody.self)).errors?.first?.field == "birth.date")
+
+            #expect(try await h.count("SELECT count(*)::int FROM content.report_purchases") == 0)
+            #expect(try await h.count("SELECT count(*)::int FROM content.reports") == 0)
+        }
+    }
+
+    @Test("a replayed purchase returns the same report; ten concurrent posts of one transaction make one report; the same area bought again returns it too")
+    func idempotent() async throws {
+        let store = try TestAppStore()
+        try await withStore(store) { h in
+            let user = UUID()
+            let jws = try h.transaction(store, for: user)
+            let ids = try await withThrowingTaskGroup(of: (HTTPResponse.Status, String).self) { group in
+                for _ in 0..<10 {
+                    group.addTask {
+                        let response = try await h.buy(user, jws: jws)
+                        return (response.status, try response.decode(ReportBody.self).id)
+                    }
+                }
+                return try await group.reduce(into: [(HTTPResponse.Status, String)]()) { $0.append($1) }
+            }
+            #expect(Set(ids.map(\.1)).count == 1)
+            #expect(ids.filter { $0.0 == .created || $0.0 == .accepted }.count == 1 && ids.filter { $0.0 == .ok }.count == 9)
+            #expect(try await h.count("SELECT count(*)::int FROM content.reports") == 1)
+            #expect(try await h.count("SELECT count(*)::int FROM content.report_purchases") == 1)
+
+            // Replayed later with other birth data: still the report that transaction bought.
+            let replay = try await h.buy(user, jws: jws, birth: #"{"date":"1991-01-01","time":"10:00","place":{"id":703448}}"#)
+            #expect(try replay.status == .ok && (replay.decode(ReportBody.self).id) == ids[0].1)
+            // Another transaction for the same chart and area: recorded, and the existing report comes back.
+            let again = try await h.buy(user, jws: try h.transaction(store, for: user))
+            #expect(try again.status == .ok && (again.decode(ReportBody.self).id) == ids[0].1, "\(String(buffer: again.body))")
+            #expect(try await h.count("SELECT count(*)::int FROM content.report_purchases") == 2)
+            #expect(try await h.count("SELECT count(*)::int FROM content.reports") == 1)
+        }
+    }
+
+    @Test("REFUND takes the report away, REFUND_REVERSED gives it back; a notification counts once; a forged one is refused")
+    func refunds() async throws {
+        let store = try TestAppStore()
+        try await withStore(store) { h in
+            let user = UUID()
+            let transactionId = "2000000123456789"
+            let report = try await h.buy(user, jws: try h.transaction(store, for: user, id: transactionId)).decode(ReportBody.self)
+            func notify(_ type: String, uuid: String = UUID().uuidString.lowercased(), by signer: TestAppStore? = nil) async throws -> TestResponse {
+                let signer = signer ?? store
+                var inner = signer.transaction(bundleId: bundle, productId: "\(bundle).report.career", accountToken: user, signedAt: h.time.now,
+                                               revokedAt: type == "REFUND_REVERSED" ? nil : h.time.now)
+                inner.transactionId = transactionId
+                let notification = SignedNotification(
+                    notificationType: type, notificationUUID: uuid,
+                    data: .init(appAppleId: 1, bundleId: bundle, environment: .sandbox, signedTransactionInfo: try signer.sign(inner)),
+                    signedDate: Int64(h.time.now.timeIntervalSince1970 * 1000))
+                return try await h.client.execute(uri: "/v1/appstore/notifications", method: .post, headers: [.contentType: "application/json"],
+                                                  body: ByteBuffer(string: #"{"signedPayload":"\#(try signer.sign(notification))"}"#))
+            }
+            let forged = try await notify("REFUND", by: try TestAppStore())
+            #expect(forged.status == .unprocessableContent)
+            #expect(try await h.request(.get, "/v1/reports/\(report.id)", as: user, app: .astrosvitla).status == .ok)
+
+            let uuid = UUID().uuidString.lowercased()
+            #expect(try await notify("REFUND", uuid: uuid).status == .ok)
+            let revoked = try await h.request(.get, "/v1/reports/\(report.id)", as: user, app: .astrosvitla)
+            #expect(try revoked.status == .forbidden && (revoked.decode(ProblemBody.self).code) == "report_revoked")
+            let catalogue = try await h.request(.get, "/v1/reports/areas?chart=\(report.chart)", as: user, app: .astrosvitla).decode(CatalogueBody.self)
+            #expect(catalogue.areas.allSatisfy { !$0.purchased })
+
+            // Apple retries with the same notificationUUID: handled once (and a reversal in between is not undone).
+            #expect(try await notify("REFUND_REVERSED").status == .ok)
+            #expect(try await h.request(.get, "/v1/reports/\(report.id)", as: user, app: .astrosvitla).status == .ok)
+            #expect(try await notify("REFUND", uuid: uuid).status == .ok)
+            #expect(try await h.request(.get, "/v1/reports/\(report.id)", as: user, app: .astrosvitla).status == .ok)
+            #expect(try await h.count("SELECT count(*)::int FROM content.appstore_notifications") == 2)
+            // Anything else is acknowledged.
+            #expect(try await notify("CONSUMPTION_REQUEST").status == .ok)
+        }
+    }
+
+    @Test("user.deleted erases reports and purchases; the transaction's tombstone stops it being redeemed again")
+    func deletion() async throws {
+        let store = try TestAppStore()
+        try await withStore(store) { h in
+            let user = UUID()
+            let jws = try h.transaction(store, for: user)
+            #expect(try await h.buy(user, jws: jws).status == .created)
+            try await h.identityEvent("user.deleted", subject: user, data: .object(["userId": .string(user.uuidString.lowercased()), "app": .string("astrosvitla")]))
+            try await eventually { try await h.count("SELECT count(*)::int FROM content.reports") == 0 }
+            #expect(try await h.count("SELECT count(*)::int FROM content.report_purchases") == 0)
+            #expect(try await h.count("SELECT count(*)::int FROM content.redeemed_transactions") == 1)
+            let again = try await h.buy(user, jws: jws)
+            #expect(try again.status == .conflict && (again.decode(ProblemBody.self).code) == "transaction_redeemed")
+        }
+    }
+
+    @Test("a pending report is written by the retrier and the app is told on its socket (report_ready)")
+    func retrier() async throws {
+        let store = try TestAppStore()
+        try await withStore(store) { h in
+            let user = UUID()
+            let report = try await h.buy(user, jws: try h.transaction(store, for: user)).decode(ReportBody.self)
+            // As if the request had died after recording the purchase.
+            _ = try await h.scalar("""
+                UPDATE content.reports SET status = 'pending', sections = NULL, ready_at = NULL, next_attempt_at = now() - interval '1 day'
+                WHERE id = '\(report.id)' RETURNING 1
+                """, as: Int.self)
+            try await eventually { try await h.scalar("SELECT status FROM content.reports WHERE id = '\(report.id)'", as: String.self) == "ready" }
+            let frames = try await h.redis.send(["XRANGE", h.streams.name(of: .realtime), "-", "+"])
+            let texts = (frames.array ?? []).compactMap { $0.array?[1].array?[1].string }
+            let ready = texts.compactMap { try? EventEnvelope.decode($0).payload(as: RealtimeFrame.self) }.filter { $0.type == "report_ready" }
+            #expect(ready.count == 2 && ready.allSatisfy { $0.recipients == [user.uuidString.lowercased()] && $0.app == "astrosvitla" })
+        }
+    }
+}
+
+extension String {
+    /// base64url → base64 with padding.
+    var base64Padded: String {
+        var text = replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        return text
+    }
+}
