@@ -41,15 +41,9 @@ struct CatalogueBody: Decodable {
     var areas: [Area]
 }
 
-/// A content harness whose App Store is `store` (its root trusted instead of Apple's).
 private func withStore(_ store: TestAppStore, llm: [String: String] = [:], extra: [String: String] = [:],
                        _ body: @Sendable (ContentHarness) async throws -> Void) async throws {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("appstore-root-\(UUID().uuidString).pem")
-    try store.rootPEM.write(to: root, atomically: true, encoding: .utf8)
-    defer { try? FileManager.default.removeItem(at: root) }
-    var variables = ["APPSTORE_ROOT_CERTIFICATES": root.path, "ASTROSVITLA_BUNDLE_ID": bundle, "REPORT_BUDGET_SECONDS": "30"]
-    variables.merge(extra) { $1 }
-    try await ContentHarness.run(llm: llm, extra: variables, body)
+    try await ReportsHarness.run(store, llm: llm, extra: extra, body)
 }
 
 extension ContentHarness {

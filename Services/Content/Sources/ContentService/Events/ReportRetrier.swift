@@ -14,7 +14,9 @@ struct ReportRetrier: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                do { try await reports.retryDue() } catch {
+                do { try await reports.retryDue() } catch is CancellationError {
+                    return
+                } catch {
                     logger.warning("retrying reports failed", metadata: ["error": "\(error)"])
                 }
                 try? await Task.sleep(for: interval)
