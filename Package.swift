@@ -102,7 +102,8 @@ let services: [Service] = [
     ),
     Service(
         "content", folder: "Content", library: "ContentService",
-        dependencies: ["LanternAppStore", "LanternDatabase", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, crypto,
+        dependencies: ["LanternAppStore", "LanternDatabase", "LanternEvents", "LanternLLM", "LanternRedis", "LanternRendering", "LanternTokens",
+                       postgres, crypto,
                        httpClient, metrics, nioCore, nioFoundation],
         resources: [.copy("Migrations"), .copy("Catalogue")],
         testDependencies: ["LanternAppStore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, httpClient]
@@ -215,6 +216,19 @@ let package = Package(
             path: "Shared/LanternAppStore",
             swiftSettings: strict
         ),
+        // Rendering (report PDFs, share cards, pet images): Cairo, Pango and librsvg from Debian, one module for all.
+        .systemLibrary(
+            name: "CRendering",
+            path: "Shared/CRendering",
+            pkgConfig: "pangocairo librsvg-2.0",
+            providers: [.apt(["libcairo2-dev", "libpango1.0-dev", "librsvg2-dev"])]
+        ),
+        .target(
+            name: "LanternRendering",
+            dependencies: ["CRendering", nioPosix],
+            path: "Shared/LanternRendering",
+            swiftSettings: strict
+        ),
         .target(
             name: "LanternService",
             dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
@@ -324,6 +338,12 @@ let package = Package(
             name: "LanternAppStoreTests",
             dependencies: ["LanternAppStore", "LanternCore", "LanternTestSupport", jwt, crypto],
             path: "Tests/LanternAppStoreTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LanternRenderingTests",
+            dependencies: ["LanternRendering", "LanternTestSupport"],
+            path: "Tests/LanternRenderingTests",
             swiftSettings: strict
         ),
         .testTarget(

@@ -24,6 +24,12 @@ ensure_packages() {
   [ -f /usr/include/swephexp.h ] || missing+=(libswe-dev)
   [ -f /usr/share/libswe/ephe/sepl_18.se1 ] || missing+=(swe-basic-data)
   command -v swetest >/dev/null 2>&1 || missing+=(swetest)
+  # rendering (report PDFs, share cards, pet images): Cairo, Pango and librsvg with fonts for Latin, Cyrillic and
+  # Vietnamese; poppler's pdftotext/pdftoppm let tests read PDFs back.
+  pkg-config --exists pangocairo 2>/dev/null || missing+=(pkg-config libcairo2-dev libpango1.0-dev)
+  pkg-config --exists librsvg-2.0 2>/dev/null || missing+=(librsvg2-dev)
+  [ -f /usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf ] || missing+=(fonts-noto-core)
+  command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
   if [ "${1:-}" = "--bench" ]; then command -v wrk >/dev/null 2>&1 || missing+=(wrk); fi

@@ -7,6 +7,7 @@ import LanternContracts
 import LanternCore
 import LanternTestSupport
 import NIOCore
+import NIOFoundationCompat
 import Testing
 
 private let bundle = "app.lantern.astrosvitla"
@@ -250,6 +251,35 @@ struct ReportsTests {
             #expect(try await h.count("SELECT count(*)::int FROM content.redeemed_transactions") == 1)
             let again = try await h.buy(user, jws: jws)
             #expect(try again.status == .conflict && (again.decode(ProblemBody.self).code) == "transaction_redeemed")
+        }
+    }
+
+    @Test("PDF: A4 with the chart, the report's own sentences in Ukrainian read back by pdftotext, fonts embedded, under 500 KB; ETag → 304")
+    func pdf() async throws {
+        let store = try TestAppStore()
+        try await withStore(store) { h in
+            let user = UUID()
+            let report = try await h.buy(user, jws: try h.transaction(store, for: user), language: "uk").decode(ReportBody.self)
+            let response = try await h.request(.get, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla)
+            #expect(response.status == .ok && response.headers[.contentType] == "application/pdf")
+            let pdf = Data(buffer: response.body)
+            #expect(pdf.count < 500_000)
+            let text = try await PDFTools.text(pdf).replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "  ", with: " ")
+            let sections = try #require(report.sections)
+            #expect(text.contains(report.title) && text.contains("Практичні рекомендації"))
+            for sentence in sections.keyInfluences.split(separator: ".").map({ $0.trimmingCharacters(in: .whitespaces) }).filter({ $0.count > 20 }) {
+                #expect(text.contains(sentence), "\(sentence)")
+            }
+            for tip in sections.recommendations { #expect(text.contains(String(tip.prefix(40))), "\(tip)") }
+            #expect(try await PDFTools.fonts(pdf).allSatisfy { $0.contains(" yes yes ") })
+            #expect(try await PDFTools.info(pdf)["Page size"]?.hasPrefix("595.276 x 841.89") == true)
+            if let folder = ProcessInfo.processInfo.environment["LANTERN_PDF_PREVIEW"] {
+                try await PDFTools.png(pdf, page: 1, dpi: 70, to: URL(fileURLWithPath: folder).appendingPathComponent("report-uk-1.png"))
+                try await PDFTools.png(pdf, page: 2, dpi: 70, to: URL(fileURLWithPath: folder).appendingPathComponent("report-uk-2.png"))
+            }
+            var headers: HTTPFields = [:]
+            headers[.ifNoneMatch] = response.headers[.eTag]
+            #expect(try await h.request(.get, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla, headers: headers).status == .notModified)
         }
     }
 

@@ -5,6 +5,7 @@ import LanternCore
 import LanternHTTP
 import Metrics
 import NIOCore
+import NIOFoundationCompat
 
 /// AstroSvitla: `/v1/reports/areas` (catalogue), `/v1/reports/purchases`, `/v1/reports` (list) and
 /// `/v1/reports/{id}` with its `text` and `pdf`.
@@ -90,6 +91,7 @@ struct ReportsController: Sendable {
         routes.get(use: list)
         routes.get(":id", use: report)
         routes.get(":id/text", use: text)
+        routes.get(":id/pdf", use: pdf)
         return routes
     }
 
@@ -172,6 +174,22 @@ struct ReportsController: Sendable {
                                     language: report.language)
         return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "private, max-age=86400"],
                         body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The report as an A4 PDF (FR-047); the same bytes each time (dated when written), so an ETag revalidates it.
+    @Sendable func pdf(_ request: Request, context: LanternRequestContext) async throws -> Response {
+        let report = try await ready(context)
+        guard let sections = report.sections else { throw Problem.conflict("The report is still being written", code: "report_pending") }
+        let etag = "\"\(report.id.uuidString.lowercased())-pdf\""
+        if ConditionalResponse.matches(request.headers[.ifNoneMatch], etag) {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        let data = try await ReportPDF.render(title: title(report), sections: sections, chartSVG: report.chartSVG, language: report.language,
+                                              notes: present(report).notes, writtenAt: report.readyAt ?? report.createdAt)
+        let name = "astrosvitla-\(report.area.rawValue)-\(report.language.rawValue).pdf"
+        return Response(status: .ok, headers: [.contentType: "application/pdf", .eTag: etag, .cacheControl: "private, max-age=86400",
+                                               .contentDisposition: "inline; filename=\"\(name)\""],
+                        body: .init(byteBuffer: ByteBuffer(data: data)))
     }
 
     // MARK: Helpers
