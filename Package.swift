@@ -360,7 +360,8 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LanternTestSupport", "LanternContracts", "LanternEvents", httpClient,
+            // ContentService: the rules coverage test runs content's matcher over charts from the real astrology.
+            dependencies: ["ContentService", "LanternAppStore", "LanternTestSupport", "LanternContracts", "LanternEvents", httpClient,
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             path: "Tests/EndToEndTests",
             swiftSettings: strict

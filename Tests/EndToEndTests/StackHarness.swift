@@ -39,15 +39,17 @@ final class Stack: @unchecked Sendable {
     ///   - places: give `astrology` the gazetteer (it loads it and builds its search index before it is ready).
     ///   - llm: point content's LLM layer at these fake servers (model `gemini-2.5-flash`); they fail the test if a
     ///     prompt carries personal data. Without: content writes with its local grammars.
-    static func run(places: Bool = false, llm: FakeLLMServers? = nil, _ body: @Sendable (Stack) async throws -> Void) async throws {
+    ///   - content: more variables for content (e.g. the App Store root a test signs purchases with).
+    static func run(places: Bool = false, llm: FakeLLMServers? = nil, content extra: [String: String] = [:],
+                    _ body: @Sendable (Stack) async throws -> Void) async throws {
         let push = try await FakePushServices()
         guard let llm else {
-            return try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, content: [:], body) }
+            return try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, content: extra, body) }
         }
         try await llm.run { geminiURL, _ in
             // A generous profile budget: a loaded machine must not turn the model's texts into artisanal ones.
             let content = ["GEMINI_API_KEY": llm.apiKey, "GEMINI_BASE_URL": geminiURL, "LLM_MODELS": "gemini:gemini-2.5-flash",
-                           "PROFILE_BUDGET_SECONDS": "30"]
+                           "PROFILE_BUDGET_SECONDS": "30"].merging(extra) { $1 }
             try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, content: content, body) }
         }
     }
