@@ -270,7 +270,7 @@ let package = Package(
         // MARK: Tools
         .executableTarget(
             name: "lantern-bench",
-            dependencies: ["LanternContracts", "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport",
+            dependencies: ["ContentService", "LanternAppStore", "LanternContracts", crypto, "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport",
                            lifecycle, logging, httpClient, nioCore, nioFoundation,
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

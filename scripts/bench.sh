@@ -18,8 +18,8 @@ REDIS_PORT="${LANTERN_BENCH_REDIS_PORT:-63809}"
 DURATION="${BENCH_DURATION:-15s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-64}"
 OUT="$STATE/bench/results.txt"
-# BENCH_ONLY=realtime,push runs only those parts (http, bus, realtime, push, astrology, luckyday); all by default.
-ONLY=",${BENCH_ONLY:-http,bus,realtime,push,astrology,luckyday},"
+# BENCH_ONLY=realtime,push runs only those parts (http, bus, realtime, push, astrology, luckyday, astrosvitla); all by default.
+ONLY=",${BENCH_ONLY:-http,bus,realtime,push,astrology,luckyday,astrosvitla},"
 part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
@@ -45,7 +45,7 @@ trap cleanup EXIT
 
 export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench?pool=8"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" LOG_LEVEL=warning HTTP_HOST=127.0.0.1
-export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000 DEVICE_SIGNIN_APPS=luckyday,pairly
+export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000 DEVICE_SIGNIN_APPS=luckyday,pairly,astrosvitla
 # Thousands of idle WebSockets need file descriptors (gateway and the client side).
 ulimit -n 65536 2>/dev/null || ulimit -n 16384 2>/dev/null || true
 # Each service on its port of Services/services.tsv + 10000; every <NAME>_URL points there.
@@ -154,6 +154,22 @@ kill -TERM "$FAKE_PID" 2>/dev/null || true
 
 say "the LLM layer in process"
 "$BIN/lantern-bench" llm --catalogue "$ROOT/Services/Content/Sources/ContentService/Catalogue/luckyday.json" | tee -a "$OUT"
+fi
+
+if part astrosvitla; then
+say "AstroSvitla: purchase verification, local reports and PDFs in process; the catalogue through the gateway"
+ASTRO_TOKEN=$(curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type: application/json' \
+  -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"astrosvitla\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])')
+# A real chart picture for the PDFs (Kyiv, 1990-05-17 14:35), from astrology itself.
+curl -fsS -X POST http://127.0.0.1:18080/v1/astrology/charts/natal.svg -H "Authorization: Bearer $ASTRO_TOKEN" -H 'Content-Type: application/json' \
+  -d '{"date":"1990-05-17","time":"14:35","place":{"latitude":50.45,"longitude":30.52,"timeZone":"Europe/Kyiv"}}' > "$STATE/bench/chart.svg"
+"$BIN/lantern-bench" astrosvitla --svg "$STATE/bench/chart.svg" | tee -a "$OUT"
+CHART=$(printf '%064d' 0)
+wrk -t1 -c8 -d3s -s "$ROOT/scripts/bench/bearer.lua" "http://127.0.0.1:18080/v1/reports/areas?chart=$CHART" > /dev/null
+# The catalogue at 64 connections through the gateway, next to the floor of the same run (GET /v1/me, one SELECT).
+TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-catalogue-gateway "http://127.0.0.1:18080/v1/reports/areas?chart=$CHART" 64
+TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-me-gateway http://127.0.0.1:18080/v1/me 64
+TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-catalogue-direct "http://127.0.0.1:18084/v1/reports/areas?chart=$CHART" 64
 fi
 
 "$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"

@@ -63,7 +63,7 @@ struct AstroSvitlaJourneyTests {
             let list = try await stack.call(.GET, "/v1/reports", token: reply.accessToken).json(List.self)
             #expect(list.charts.map(\.chart) == [summary.fingerprint] && list.charts[0].reports.map(\.id) == [report.id])
 
-            let pdf = try await stack.call(.GET, "/v1/reports/\(report.id)/pdf", token: reply.accessToken)
+            let pdf = try await stack.call(.POST, "/v1/reports/\(report.id)/pdf", token: reply.accessToken, json: #"{"birth":\#(birth)}"#)
             #expect(pdf.status == 200 && pdf.headers.first(name: "content-type") == "application/pdf")
             let text = try await PDFTools.text(pdf.body).replacingOccurrences(of: "\n", with: " ")
             #expect(text.contains("Career and Professional Growth") && text.contains("Practical recommendations"))

@@ -254,13 +254,19 @@ struct ReportsTests {
         }
     }
 
-    @Test("PDF: A4 with the chart, the report's own sentences in Ukrainian read back by pdftotext, fonts embedded, under 500 KB; ETag → 304")
+    @Test("PDF: A4 with the chart drawn from the birth data sent again (another chart's refused), the report's own sentences in Ukrainian read back by pdftotext, fonts embedded, under 500 KB")
     func pdf() async throws {
         let store = try TestAppStore()
         try await withStore(store) { h in
             let user = UUID()
             let report = try await h.buy(user, jws: try h.transaction(store, for: user), language: "uk").decode(ReportBody.self)
-            let response = try await h.request(.get, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla)
+            // Another chart's birth data does not draw this report's chart.
+            let other = try await h.request(.post, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla,
+                                            json: #"{"birth":{"date":"1991-01-01","time":"10:00","place":{"id":703448}}}"#)
+            #expect(try other.status == .unprocessableContent && other.decode(ProblemBody.self).code == "chart_mismatch")
+            let noBirth = try await h.request(.post, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla, json: "{}")
+            #expect(noBirth.status == .unprocessableContent)
+            let response = try await h.request(.post, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla, json: #"{"birth":\#(birth)}"#)
             #expect(response.status == .ok && response.headers[.contentType] == "application/pdf")
             let pdf = Data(buffer: response.body)
             #expect(pdf.count < 500_000)
@@ -277,9 +283,8 @@ struct ReportsTests {
                 try await PDFTools.png(pdf, page: 1, dpi: 70, to: URL(fileURLWithPath: folder).appendingPathComponent("report-uk-1.png"))
                 try await PDFTools.png(pdf, page: 2, dpi: 70, to: URL(fileURLWithPath: folder).appendingPathComponent("report-uk-2.png"))
             }
-            var headers: HTTPFields = [:]
-            headers[.ifNoneMatch] = response.headers[.eTag]
-            #expect(try await h.request(.get, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla, headers: headers).status == .notModified)
+            // No positions are kept: the picture came from the birth data of this request.
+            #expect(try await h.count("SELECT count(*)::int FROM information_schema.columns WHERE table_schema = 'content' AND column_name LIKE '%svg%'") == 0)
         }
     }
 

@@ -1,5 +1,6 @@
 -- AstroSvitla: life-area reports bought one by one through the App Store. Charts stay on the device: a report
--- names its chart by astrology's fingerprint (a keyed hash of the birth data), never by the birth data itself.
+-- names its chart by astrology's fingerprint (a keyed hash of the birth data), never by the birth data itself, and
+-- keeps no positions (the chart picture of a PDF is drawn from the birth data the app sends again).
 
 CREATE TABLE content.reports (
     id              uuid PRIMARY KEY,
@@ -13,8 +14,6 @@ CREATE TABLE content.reports (
     -- The rules the chart matched, ranked: [{id, score, point, tightness}] for this area and for any area. All a
     -- retry needs to write the report again, and nothing from which the birth data could be read back.
     rules           jsonb NOT NULL,
-    -- The chart picture astrology drew, for the PDF.
-    chart_svg       text NOT NULL,
     -- {keyInfluences, detailedAnalysis, recommendations} once ready; never changed after.
     sections        jsonb,
     -- 'local' or 'provider:model'.

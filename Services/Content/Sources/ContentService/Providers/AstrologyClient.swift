@@ -30,18 +30,21 @@ struct AstrologyClient: BaziSource, ChartSource {
         return try JSONDecoder().decode(BaziReading.self, from: body).displayNames()
     }
 
-    /// The chart and its picture; with no birth time astrology casts for noon and marks the houses unreliable.
-    func natalChart(_ birth: BirthData) async throws -> (chart: NatalChartSummary, svg: String) {
-        struct Body: Encodable {
-            var date: String
-            var time: String?
-            var place: BirthData.Place
-        }
-        let body = Body(date: birth.date, time: birth.time, place: birth.place)
-        async let chart = post(AstrologyEndpoint.natalChartPath, body)
-        async let svg = post(AstrologyEndpoint.natalChartSVGPath + "?theme=light", body)
-        let decoded = try JSONDecoder().decode(NatalChartSummary.self, from: try await chart)
-        return (decoded, String(buffer: try await svg))
+    private struct NatalBody: Encodable {
+        var date: String
+        var time: String?
+        var place: BirthData.Place
+    }
+
+    /// The chart; with no birth time astrology casts for noon and marks the houses unreliable.
+    func natalChart(_ birth: BirthData) async throws -> NatalChartSummary {
+        let body = try await post(AstrologyEndpoint.natalChartPath, NatalBody(date: birth.date, time: birth.time, place: birth.place))
+        return try JSONDecoder().decode(NatalChartSummary.self, from: body)
+    }
+
+    /// The chart drawn as SVG (light theme, for paper).
+    func natalChartPicture(_ birth: BirthData) async throws -> String {
+        String(buffer: try await post(AstrologyEndpoint.natalChartSVGPath + "?theme=light", NatalBody(date: birth.date, time: birth.time, place: birth.place)))
     }
 
     /// POSTs `body` as JSON; on 401 once more with a fresh token (identity's key may have rotated since).

@@ -91,7 +91,7 @@ struct ReportsController: Sendable {
         routes.get(use: list)
         routes.get(":id", use: report)
         routes.get(":id/text", use: text)
-        routes.get(":id/pdf", use: pdf)
+        routes.post(":id/pdf", use: pdf)
         return routes
     }
 
@@ -112,25 +112,23 @@ struct ReportsController: Sendable {
     }
 
     @Sendable func purchase(_ request: Request, context: LanternRequestContext) async throws -> Response {
+        let arrival = ContinuousClock.now
         let user = try user(context)
         let body = try await request.decodeJSON(as: PurchaseRequest.self, context: context)
         var v = FieldValidator()
         v.check(!(body.transaction ?? "").isEmpty, "transaction", "is required: StoreKit 2's Transaction.jwsRepresentation")
         let area = body.area.flatMap(LifeArea.init(rawValue:))
         v.check(area != nil, "area", "must be one of \(LifeArea.allCases.map(\.rawValue).joined(separator: ", "))")
-        v.check(body.birth != nil, "birth", "is required: {date, time (or null when unknown), place}")
-        v.check(body.birth == nil || body.birth?.date != nil, "birth.date", "is required (YYYY-MM-DD)")
-        v.check(body.birth == nil || body.birth?.place != nil, "birth.place", "is required: {id} from /v1/astrology/places, or {latitude, longitude, timeZone}")
+        Self.check(body.birth, &v)
         try v.validate()
-        guard let transaction = body.transaction, let area, let birth = body.birth, let date = birth.date, let place = birth.place else {
-            throw Problem.invalid([])
-        }
+        guard let transaction = body.transaction, let area else { throw Problem.invalid([]) }
+        let birth = try Self.birth(body.birth)
         let language = Self.language(request, body: body.language)
         let (report, created): (ReportRecord, Bool)
         do {
             (report, created) = try await reports.purchase(
-                .init(transaction: transaction, area: area, language: language, birth: BirthData(date: date, time: birth.time, place: place)),
-                by: user)
+                .init(transaction: transaction, area: area, language: language, birth: birth),
+                by: user, arrival: arrival)
         } catch let unavailable as AstrologyClient.Unavailable {
             // Nothing was recorded: the app keeps the StoreKit transaction unfinished and posts it again.
             context.logger.error("purchase not recorded: no chart", metadata: ["reason": "\(unavailable)"])
@@ -176,18 +174,24 @@ struct ReportsController: Sendable {
                         body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// The report as an A4 PDF (FR-047); the same bytes each time (dated when written), so an ETag revalidates it.
+    struct PDFRequest: Decodable {
+        var birth: PurchaseRequest.Birth?
+    }
+
+    /// The report as an A4 PDF (FR-047) with its chart drawn: the app sends the chart's birth data again (the server
+    /// keeps no positions), and it must be the data of the report's chart.
     @Sendable func pdf(_ request: Request, context: LanternRequestContext) async throws -> Response {
         let report = try await ready(context)
-        guard let sections = report.sections else { throw Problem.conflict("The report is still being written", code: "report_pending") }
-        let etag = "\"\(report.id.uuidString.lowercased())-pdf\""
-        if ConditionalResponse.matches(request.headers[.ifNoneMatch], etag) {
-            return Response(status: .notModified, headers: [.eTag: etag])
+        let body = try await request.decodeJSON(as: PDFRequest.self, context: context)
+        let birth = try Self.birth(body.birth)
+        let data: Data
+        do { data = try await reports.pdf(report, birth: birth) } catch let unavailable as AstrologyClient.Unavailable {
+            context.logger.error("PDF not rendered: no chart", metadata: ["reason": "\(unavailable)"])
+            throw Problem(status: 503, code: "astrology_unavailable", title: "Service unavailable",
+                          detail: "The chart cannot be drawn right now; try again in a minute.", retryAfter: 30)
         }
-        let data = try await ReportPDF.render(title: title(report), sections: sections, chartSVG: report.chartSVG, language: report.language,
-                                              notes: present(report).notes, writtenAt: report.readyAt ?? report.createdAt)
         let name = "astrosvitla-\(report.area.rawValue)-\(report.language.rawValue).pdf"
-        return Response(status: .ok, headers: [.contentType: "application/pdf", .eTag: etag, .cacheControl: "private, max-age=86400",
+        return Response(status: .ok, headers: [.contentType: "application/pdf", .cacheControl: "private, no-store",
                                                .contentDisposition: "inline; filename=\"\(name)\""],
                         body: .init(byteBuffer: ByteBuffer(data: data)))
     }
@@ -215,6 +219,21 @@ struct ReportsController: Sendable {
             birthTimeKnown: report.timeKnown, notes: notes, sections: report.sections,
             failure: report.status == .failed ? .init(reason: report.failure ?? "the report could not be written",
                                                        supportCode: report.supportCode ?? Reports.supportCode(report.id)) : nil)
+    }
+
+    /// The birth data of a chart: date, time (null when unknown) and place, each named when missing.
+    static func check(_ birth: PurchaseRequest.Birth?, _ v: inout FieldValidator) {
+        v.check(birth != nil, "birth", "is required: {date, time (or null when unknown), place}")
+        v.check(birth == nil || birth?.date != nil, "birth.date", "is required (YYYY-MM-DD)")
+        v.check(birth == nil || birth?.place != nil, "birth.place", "is required: {id} from /v1/astrology/places, or {latitude, longitude, timeZone}")
+    }
+
+    static func birth(_ birth: PurchaseRequest.Birth?) throws -> BirthData {
+        var v = FieldValidator()
+        check(birth, &v)
+        try v.validate()
+        guard let birth, let date = birth.date, let place = birth.place else { throw Problem.invalid([]) }
+        return BirthData(date: date, time: birth.time, place: place)
     }
 
     /// The request's language: the body's, else `Accept-Language`'s; anything but English or Ukrainian is English.

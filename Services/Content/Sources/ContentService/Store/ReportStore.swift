@@ -15,7 +15,7 @@ struct ReportStore: ReportRecords {
 
     /// The columns `decode` reads, with the access-giving purchase (earliest not revoked) joined in.
     private static let select = """
-        SELECT r.id, r.user_id, r.chart, r.area, r.language, r.status, r.time_known, r.rules::text, r.chart_svg, r.sections::text,
+        SELECT r.id, r.user_id, r.chart, r.area, r.language, r.status, r.time_known, r.rules::text, r.sections::text,
                r.source, r.failed_attempts, r.failure, r.support_code, r.created_at, r.ready_at, p.purchased_at, p.price_usd
         FROM content.reports r
         LEFT JOIN LATERAL (SELECT purchased_at, price_usd FROM content.report_purchases
@@ -23,13 +23,13 @@ struct ReportStore: ReportRecords {
         """
 
     private static func decode(_ row: PostgresRow) throws -> ReportRecord {
-        let (id, user, chart, area, language, status, timeKnown, rules, svg, sections, source, failed, failure, support, created, ready, purchased, price) =
-            try row.decode((UUID, UUID, String, String, String, String, Bool, String, String, String?, String?, Int, String?, String?, Date, Date?, Date?, String?).self)
+        let (id, user, chart, area, language, status, timeKnown, rules, sections, source, failed, failure, support, created, ready, purchased, price) =
+            try row.decode((UUID, UUID, String, String, String, String, Bool, String, String?, String?, Int, String?, String?, Date, Date?, Date?, String?).self)
         guard let area = LifeArea(rawValue: area), let language = ReportLanguage(rawValue: language),
               let status = ReportRecord.Status(rawValue: status) else { throw StoreInconsistency("report \(id) has an unknown area, language or status") }
         return ReportRecord(
             id: id, user: user, chart: chart, area: area, language: language, status: status, timeKnown: timeKnown,
-            rules: try JSONDecoder().decode(StoredRules.self, from: Data(rules.utf8)), chartSVG: svg,
+            rules: try JSONDecoder().decode(StoredRules.self, from: Data(rules.utf8)),
             sections: try sections.map { try JSONDecoder().decode(ReportSections.self, from: Data($0.utf8)) }, source: source,
             failedAttempts: failed, failure: failure, supportCode: support, createdAt: created, readyAt: ready, purchasedAt: purchased,
             priceUSD: price)
@@ -56,9 +56,9 @@ struct ReportStore: ReportRecords {
             }
             // The account's report of this chart and area, or the new one.
             let inserted = try await connection.query("""
-                INSERT INTO content.reports (id, user_id, chart, area, language, status, time_known, rules, chart_svg, next_attempt_at, created_at)
+                INSERT INTO content.reports (id, user_id, chart, area, language, status, time_known, rules, next_attempt_at, created_at)
                 VALUES (\(newReport.id), \(newReport.user), \(newReport.chart), \(newReport.area.rawValue), \(newReport.language.rawValue),
-                        'pending', \(newReport.timeKnown), \(rules)::jsonb, \(newReport.chartSVG), \(retryAt), \(newReport.createdAt))
+                        'pending', \(newReport.timeKnown), \(rules)::jsonb, \(retryAt), \(newReport.createdAt))
                 ON CONFLICT (user_id, chart, area) DO NOTHING RETURNING id
                 """, logger: logger)
             var created = false
@@ -96,6 +96,17 @@ struct ReportStore: ReportRecords {
         var list: [ReportRecord] = []
         for try await row in rows { list.append(try Self.decode(row)) }
         return list
+    }
+
+    func purchasedAreas(of user: UUID, chart: String) async throws -> [LifeArea: UUID] {
+        let rows = try await client.query("""
+            SELECT r.area, r.id FROM content.reports r
+            WHERE r.user_id = \(user) AND r.chart = \(chart)
+              AND EXISTS (SELECT 1 FROM content.report_purchases p WHERE p.report_id = r.id AND p.revoked_at IS NULL)
+            """, logger: logger)
+        var areas: [LifeArea: UUID] = [:]
+        for try await (area, id) in rows.decode((String, UUID).self) { if let area = LifeArea(rawValue: area) { areas[area] = id } }
+        return areas
     }
 
     func finish(_ id: UUID, sections: ReportSections, source: String, at date: Date) async throws {

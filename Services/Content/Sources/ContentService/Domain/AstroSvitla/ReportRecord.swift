@@ -13,7 +13,6 @@ struct ReportRecord: Sendable, Equatable {
     var status: Status
     var timeKnown: Bool
     var rules: StoredRules
-    var chartSVG: String
     var sections: ReportSections?
     var source: String?
     var failedAttempts: Int
@@ -89,6 +88,8 @@ protocol ReportRecords: Sendable {
     func record(_ purchase: PurchaseEntry, newReport: ReportRecord, retryAt: Date) async throws -> PurchaseOutcome
     func report(_ id: UUID, of user: UUID) async throws -> ReportRecord?
     func reports(of user: UUID, chart: String?) async throws -> [ReportRecord]
+    /// The areas of `chart` the user has a report of that a purchase still gives access to, and their ids.
+    func purchasedAreas(of user: UUID, chart: String) async throws -> [LifeArea: UUID]
     /// Stores the finished sections (once: a ready report never changes) and tells the user's sockets.
     func finish(_ id: UUID, sections: ReportSections, source: String, at: Date) async throws
     /// A failed attempt: retry at `retryAt`, or, when nil, mark the report failed with `reason` and `supportCode`.

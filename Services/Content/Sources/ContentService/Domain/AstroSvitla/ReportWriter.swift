@@ -4,7 +4,8 @@ import LanternLLM
 
 /// Writes a report (FR-027–FR-035): the matched rules, in the report's language, go to the model as the
 /// foundation; its JSON answer must have the shape `ReportShape` asks for. Out of shape → one more try told what
-/// was wrong; then, or when the budget (10 s, FR-031) runs out, the local composition of the same rules.
+/// was wrong; then, or when the budget runs out (10 s from the request's arrival, FR-031), the local composition of
+/// the same rules.
 struct ReportWriter: Sendable {
     let generator: any TextGenerator
     let composer: ReportComposer
@@ -52,15 +53,18 @@ struct ReportWriter: Sendable {
         }
     }
 
+    /// Time kept back from the models for composing locally and storing the report.
+    static let reserve = Duration.milliseconds(400)
+
+    /// - Parameter deadline: when the report must be written by, whoever wrote it.
     func write(area: LifeArea, areaTitle: String, language: ReportLanguage, matches: [MatchedRule], others: [MatchedRule],
-               timeKnown: Bool, seed: GenerationSeed) async -> Written {
-        let started = ContinuousClock.now
+               timeKnown: Bool, deadline: ContinuousClock.Instant, seed: GenerationSeed) async -> Written {
         var rejected: [String] = []
         var attempts = 0
         var correction = ""
         for _ in 1...2 {
-            let left = budget - (ContinuousClock.now - started)
-            guard left > .milliseconds(500) else { rejected.append("budget spent"); break }
+            let left = min(budget, deadline - ContinuousClock.now) - Self.reserve
+            guard left > .milliseconds(300) else { rejected.append("budget spent"); break }
             let timeNote = timeKnown ? "" : " The birth time is unknown: houses, the Ascendant and the MC are not used; say so once."
             let request = LLMRequest(
                 task: "report", system: Self.system,

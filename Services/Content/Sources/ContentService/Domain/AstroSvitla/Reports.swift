@@ -6,9 +6,10 @@ import LanternCore
 import LanternLLM
 import Logging
 
-/// The natal chart of birth data, from astrology: its placements and its picture.
+/// The natal chart of birth data, from astrology: its placements, and its picture.
 protocol ChartSource: Sendable {
-    func natalChart(_ birth: BirthData) async throws -> (chart: NatalChartSummary, svg: String)
+    func natalChart(_ birth: BirthData) async throws -> NatalChartSummary
+    func natalChartPicture(_ birth: BirthData) async throws -> String
 }
 
 /// AstroSvitla's reports (FR-021–FR-048): the catalogue, purchases verified with the App Store's signature and
@@ -18,8 +19,7 @@ struct Reports: Sendable {
     let catalogue: ReportCatalogue
     let matcher: RuleMatcher
     let writer: ReportWriter
-    /// nil when purchases are not configured (`APPSTORE_BUNDLE_ID` unset): purchases answer 503.
-    let verifier: SignedDataVerifier?
+    let verifier: SignedDataVerifier
     let charts: any ChartSource
     let records: any ReportRecords
     let clock: WallClock
@@ -37,9 +37,7 @@ struct Reports: Sendable {
     /// Every area with its price and product, and which of them this chart already has (FR-025).
     func offers(for user: UUID, chart: String?) async throws -> [Offer] {
         var bought: [LifeArea: UUID] = [:]
-        if let chart {
-            for report in try await records.reports(of: user, chart: chart) where !report.revoked { bought[report.area] = report.id }
-        }
+        if let chart { bought = try await records.purchasedAreas(of: user, chart: chart) }
         return catalogue.areas.map { Offer(area: $0, productId: catalogue.productId(for: $0.id), reportId: bought[$0.id]) }
     }
 
@@ -53,11 +51,8 @@ struct Reports: Sendable {
 
     /// Verifies and records a purchase, then writes its report unless it exists: the same transaction, or the same
     /// area of the same chart bought again, returns the report already there (`created` false).
-    func purchase(_ purchase: Purchase, by user: UUID) async throws -> (report: ReportRecord, created: Bool) {
-        guard let verifier else {
-            throw Problem(status: 503, code: "purchases_unavailable", title: "Service Unavailable",
-                          detail: "App Store purchases are not configured on this server (APPSTORE_BUNDLE_ID)")
-        }
+    /// - Parameter arrival: when the request came; the report is answered within `writer.budget` of it (FR-031).
+    func purchase(_ purchase: Purchase, by user: UUID, arrival: ContinuousClock.Instant = .now) async throws -> (report: ReportRecord, created: Bool) {
         let transaction: SignedTransaction
         do { transaction = try await verifier.verifyTransaction(purchase.transaction) } catch {
             throw Problem.invalid(field: "transaction", error.message, code: "transaction_invalid")
@@ -78,14 +73,14 @@ struct Reports: Sendable {
             throw Problem.forbidden("This purchase was made for another account", code: "transaction_other_account")
         }
 
-        let (chart, svg) = try await charts.natalChart(purchase.birth)
+        let chart = try await charts.natalChart(purchase.birth)
         let all = matcher.matches(chart)
         let forArea = all.filter { $0.rule.areas[purchase.area] != nil }
         let now = clock.now()
         let id = UUID.v7(at: now)
         let report = ReportRecord(
             id: id, user: user, chart: chart.fingerprint, area: purchase.area, language: purchase.language, status: .pending,
-            timeKnown: chart.houses.reliable, rules: StoredRules(area: forArea, all: all), chartSVG: svg, sections: nil, source: nil,
+            timeKnown: chart.houses.reliable, rules: StoredRules(area: forArea, all: all), sections: nil, source: nil,
             failedAttempts: 0, failure: nil, supportCode: nil, createdAt: now, readyAt: nil, purchasedAt: nil, priceUSD: nil)
         let entry = PurchaseEntry(
             transactionHash: Self.hash(transaction.transactionId), user: user, productId: transaction.productId,
@@ -98,16 +93,17 @@ struct Reports: Sendable {
         case .existing(let existing):
             return (existing, false)
         case .created(let created):
-            return (await write(created), true)
+            return (await write(created, deadline: arrival + writer.budget), true)
         }
     }
 
-    /// Writes a pending report and stores it; on a storage failure the report stays pending for the retrier.
-    func write(_ report: ReportRecord) async -> ReportRecord {
+    /// Writes a pending report and stores it by `deadline` (a request's, or a full budget from now for the
+    /// retrier); on a storage failure the report stays pending for the retrier.
+    func write(_ report: ReportRecord, deadline: ContinuousClock.Instant? = nil) async -> ReportRecord {
         let (forArea, all) = report.rules.matches(in: matcher.book)
         let written = await writer.write(
             area: report.area, areaTitle: catalogue.area(report.area).title[report.language], language: report.language,
-            matches: forArea, others: all, timeKnown: report.timeKnown,
+            matches: forArea, others: all, timeKnown: report.timeKnown, deadline: deadline ?? .now + writer.budget,
             seed: GenerationSeed("astrosvitla", report.chart, report.area.rawValue, report.language.rawValue))
         if !written.rejected.isEmpty {
             logger.info("report written after fallbacks", metadata: ["report": "\(report.id)", "source": "\(written.source)",
@@ -154,13 +150,25 @@ struct Reports: Sendable {
         return report
     }
 
+    /// The report as a PDF with its chart drawn from `birth`, which must be the birth data of the report's chart
+    /// (astrology's fingerprint of it is the report's `chart`): positions are never stored, so the app sends them again.
+    func pdf(_ report: ReportRecord, birth: BirthData) async throws -> Data {
+        guard let sections = report.sections else { throw Problem.conflict("The report is still being written", code: "report_pending") }
+        async let chart = charts.natalChart(birth)
+        async let picture = charts.natalChartPicture(birth)
+        guard try await chart.fingerprint == report.chart else {
+            throw Problem.invalid(field: "birth", "is not the birth data of this report's chart", code: "chart_mismatch")
+        }
+        var notes: [String] = []
+        if !report.timeKnown { notes.append(writer.composer.texts.timeUnknown[report.language]) }
+        return try await ReportPDF.render(title: catalogue.area(report.area).title[report.language], sections: sections,
+                                          chartSVG: try await picture, language: report.language, notes: notes,
+                                          writtenAt: report.readyAt ?? report.createdAt)
+    }
+
     /// An App Store Server Notification V2 (`signedPayload`): REFUND and REVOKE take the report away, REFUND_REVERSED
     /// gives it back, anything else is acknowledged. Each `notificationUUID` counts once.
     func notification(_ signedPayload: String) async throws -> NotificationOutcome {
-        guard let verifier else {
-            throw Problem(status: 503, code: "purchases_unavailable", title: "Service Unavailable",
-                          detail: "App Store purchases are not configured on this server (APPSTORE_BUNDLE_ID)")
-        }
         let verified: (notification: SignedNotification, transaction: SignedTransaction?)
         do { verified = try await verifier.verifyNotification(signedPayload) } catch {
             throw Problem.invalid(field: "signedPayload", error.message, code: "notification_invalid")
