@@ -211,7 +211,7 @@ let package = Package(
         ),
         .target(
             name: "LanternAppStore",
-            dependencies: ["LanternCore", jwt, .product(name: "X509", package: "swift-certificates"),
+            dependencies: ["LanternCore", jwt, crypto, .product(name: "X509", package: "swift-certificates"),
                            .product(name: "SwiftASN1", package: "swift-asn1")],
             path: "Shared/LanternAppStore",
             swiftSettings: strict

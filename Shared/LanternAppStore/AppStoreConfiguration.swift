@@ -7,10 +7,12 @@ import LanternCore
 /// - `APPSTORE_ENVIRONMENTS`: accepted environments, default `Production,Sandbox` (App Review buys in the sandbox
 ///   against the production server). With `Production` listed, `Xcode` and `LocalTesting` are refused.
 /// - `APPSTORE_MAX_AGE_DAYS`: how old a transaction's `signedDate` may be (default 30).
+/// - `APPSTORE_APP_APPLE_ID`: the app's Apple ID in App Store Connect; production notifications must name it.
 public struct AppStoreConfiguration: Sendable {
     public var rootCertificates: [Data]
     public var environments: Set<AppStoreEnvironment>
     public var maximumAge: TimeInterval
+    public var appAppleId: Int64?
 
     public init(settings: Settings) throws {
         let files = settings.list("appstore.root.certificates")
@@ -37,6 +39,12 @@ public struct AppStoreConfiguration: Sendable {
         }
         self.environments = environments
         maximumAge = Double(try settings.int("appstore.max.age.days", default: 30, range: 1...3650)) * 86_400
+        if let text = settings.string("appstore.app.apple.id") {
+            guard let id = Int64(text), id > 0 else {
+                throw ConfigurationError(variable: "APPSTORE_APP_APPLE_ID", message: "must be the app's numeric Apple ID, got '\(text)'")
+            }
+            appAppleId = id
+        }
     }
 
     /// A certificate file's DER: PEM (`-----BEGIN CERTIFICATE-----`) is decoded, anything else is taken as DER.
@@ -52,7 +60,7 @@ public struct AppStoreConfiguration: Sendable {
 
     public func verifier(bundleId: String, clock: WallClock) throws -> SignedDataVerifier {
         do {
-            return try SignedDataVerifier(rootCertificates: rootCertificates, bundleId: bundleId, environments: environments,
+            return try SignedDataVerifier(rootCertificates: rootCertificates, bundleId: bundleId, appAppleId: appAppleId, environments: environments,
                                           maximumAge: maximumAge, clock: clock)
         } catch {
             throw ConfigurationError(variable: "APPSTORE_ROOT_CERTIFICATES", message: "not usable as root certificates: \(error)")

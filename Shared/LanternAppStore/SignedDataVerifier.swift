@@ -1,7 +1,9 @@
+import Crypto
 import Foundation
 import JWTKit
 import LanternCore
 import SwiftASN1
+import Synchronization
 import X509
 
 /// Verifies what the App Store signs — StoreKit 2 transactions and App Store Server Notifications V2 — the way
@@ -16,6 +18,11 @@ import X509
 ///
 /// No OCSP: Apple's library checks revocation only when asked to go online; the pinned root, the markers and the
 /// short age are what an offline check has.
+///
+/// A chain once verified is remembered (its leaf's key and the span in which all three certificates are valid):
+/// everything the chain check decides but validity is the same for the same certificates, so the next JWS signed by
+/// that leaf costs one ES256 check instead of parsing and verifying three certificates (Apple's library caches the
+/// same way).
 public struct SignedDataVerifier: Sendable {
     /// Apple's marker on the intermediate ("Apple Worldwide Developer Relations" for the App Store).
     public static let intermediateMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
@@ -23,10 +30,13 @@ public struct SignedDataVerifier: Sendable {
     public static let leafMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
 
     public let bundleId: String
+    /// The app's Apple ID (App Store Connect): production notifications must name it. nil: not checked.
+    public let appAppleId: Int64?
     public let environments: Set<AppStoreEnvironment>
     public let maximumAge: TimeInterval
     private let verifier: X5CVerifier
     private let clock: WallClock
+    private let chains = VerifiedChains(capacity: 32)
     /// Tolerated clock difference between Apple and this machine for "signed in the future".
     private let skew: TimeInterval = 300
 
@@ -35,11 +45,14 @@ public struct SignedDataVerifier: Sendable {
     ///     their own).
     ///   - environments: accepted environments. With `Production` among them, signatures from a developer's own
     ///     machine (`Xcode`, `LocalTesting`) are refused whatever else is listed.
+    ///   - appAppleId: the app's Apple ID; production notifications that name another app are refused (as Apple's
+    ///     library requires for production).
     ///   - maximumAge: how old a `signedDate` may be.
-    public init(rootCertificates: [Data], bundleId: String, environments: Set<AppStoreEnvironment>,
+    public init(rootCertificates: [Data], bundleId: String, appAppleId: Int64? = nil, environments: Set<AppStoreEnvironment>,
                 maximumAge: TimeInterval, clock: WallClock = .system) throws {
         verifier = try X5CVerifier(rootCertificates: rootCertificates)
         self.bundleId = bundleId
+        self.appAppleId = appAppleId
         self.environments = environments.contains(.production) ? environments.filter { !$0.isLocal } : environments
         self.maximumAge = maximumAge
         self.clock = clock
@@ -62,6 +75,9 @@ public struct SignedDataVerifier: Sendable {
                 throw AppStoreVerificationError(.malformed, "the notification's data names no bundle or environment")
             }
             try check(bundleId: bundle, environment: environment)
+            if environment == .production, let appAppleId, data.appAppleId != appAppleId {
+                throw AppStoreVerificationError(.wrongBundle, "sent for app \(data.appAppleId.map(String.init) ?? "(none)"), not \(appAppleId)")
+            }
         } else if notification.notificationType != "TEST" {
             throw AppStoreVerificationError(.malformed, "the notification carries no data")
         }
@@ -103,9 +119,15 @@ public struct SignedDataVerifier: Sendable {
         guard age <= maximumAge else {
             throw AppStoreVerificationError(.tooOld, "signed \(Int(age / 86_400)) days ago; at most \(Int(maximumAge / 86_400)) days are accepted")
         }
+        let chainKey = (header.x5c ?? []).joined(separator: ".")
+        if let known = chains[chainKey], known.validity.contains(signedAt) {
+            return try Self.verifySignature(jws, parts: parts, key: known.key, payload: payloadData, as: Payload.self)
+        }
         do {
-            return try await verifier.verifyJWS(Array(jws.utf8), as: Payload.self, jsonDecoder: JSONDecoder(),
-                                                validationTime: .fixed(signedAt)) { AppleMarkerPolicy() }
+            let payload = try await verifier.verifyJWS(Array(jws.utf8), as: Payload.self, jsonDecoder: JSONDecoder(),
+                                                       validationTime: .fixed(signedAt)) { AppleMarkerPolicy() }
+            chains.remember(chainKey, x5c: header.x5c ?? [])
+            return payload
         } catch let error as JWTError where error.errorType == .invalidX5CChain {
             throw AppStoreVerificationError(.chain, "the certificate chain does not verify: \(error.reason ?? "\(error)")")
         } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
@@ -117,12 +139,52 @@ public struct SignedDataVerifier: Sendable {
         }
     }
 
+    /// ES256 over `header.payload` with a leaf key whose chain was verified before, then the payload decoded.
+    private static func verifySignature<Payload: Decodable>(_ jws: String, parts: [Substring], key: P256.Signing.PublicKey, payload: Data,
+                                                            as type: Payload.Type) throws(AppStoreVerificationError) -> Payload {
+        guard let raw = Data(base64URL: parts[2]), let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw),
+              key.isValidSignature(signature, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))) else {
+            throw AppStoreVerificationError(.signature, "the signature does not match the leaf certificate")
+        }
+        do { return try JSONDecoder().decode(Payload.self, from: payload) } catch let error as DecodingError {
+            throw AppStoreVerificationError(.malformed, "the payload is not what Apple signs: \(describe(error))")
+        } catch {
+            throw AppStoreVerificationError(.malformed, "the payload is not what Apple signs")
+        }
+    }
+
     private static func describe(_ error: DecodingError) -> String {
         switch error {
         case .keyNotFound(let key, _): "missing '\(key.stringValue)'"
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
             "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' \(context.debugDescription)"
         @unknown default: "\(error)"
+        }
+    }
+}
+
+/// Chains that verified: by their `x5c`, the leaf's key and when all three certificates are valid. Bounded; the
+/// oldest goes first (Apple signs with a handful of leaves at a time).
+final class VerifiedChains: Sendable {
+    struct Entry: Sendable {
+        var key: P256.Signing.PublicKey
+        var validity: ClosedRange<Date>
+    }
+
+    private let state = Mutex<(entries: [String: Entry], order: [String])>(([:], []))
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    subscript(_ key: String) -> Entry? { state.withLock { $0.entries[key] } }
+
+    func remember(_ key: String, x5c: [String]) {
+        let certificates = x5c.compactMap { Data(base64Encoded: $0) }.compactMap { try? Certificate(derEncoded: Array($0)) }
+        guard certificates.count == x5c.count, let leaf = certificates.first, let publicKey = P256.Signing.PublicKey(leaf.publicKey),
+              let from = certificates.map(\.notValidBefore).max(), let until = certificates.map(\.notValidAfter).min(), from <= until else { return }
+        state.withLock { state in
+            if state.entries.updateValue(Entry(key: publicKey, validity: from...until), forKey: key) == nil { state.order.append(key) }
+            while state.order.count > capacity { state.entries[state.order.removeFirst()] = nil }
         }
     }
 }

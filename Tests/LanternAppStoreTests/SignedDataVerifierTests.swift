@@ -88,6 +88,34 @@ struct SignedDataVerifierTests {
         #expect(await refusal { try await verifier(trusting: store).verifyTransaction(spliced) } == .signature)
     }
 
+    @Test("a chain verified once is remembered, and what the remembered chain lets through is only its own leaf's signatures within its validity")
+    func rememberedChain() async throws {
+        var shortLived = TestAppStore.Options()
+        shortLived.leafValidity = -86_400 ... 86_400
+        let store = try TestAppStore(options: shortLived)
+        let now = ManualTime(Date())
+        let check = try verifier(trusting: store, maximumAge: 30 * 86_400, clock: .manual(now))
+        let account = UUID()
+        let first = store.transaction(bundleId: bundle, productId: product, accountToken: account)
+        #expect(try await check.verifyTransaction(try store.sign(first)) == first)
+        // Same chain: a second transaction verifies; a changed payload or another key's signature does not.
+        let second = store.transaction(bundleId: bundle, productId: product, accountToken: account)
+        #expect(try await check.verifyTransaction(try store.sign(second)) == second)
+        let parts = try store.sign(second).split(separator: ".").map(String.init)
+        var payload = try JSONSerialization.jsonObject(with: Data(base64URL: parts[1])) as! [String: Any]
+        payload["productId"] = "app.lantern.astrosvitla.report.general"
+        let forged = [parts[0], try JSONSerialization.data(withJSONObject: payload).base64URL, parts[2]].joined(separator: ".")
+        #expect(await refusal { try await check.verifyTransaction(forged) } == .signature)
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: ES256PrivateKey())
+        let other = try await keys.sign(second).split(separator: ".")
+        #expect(await refusal { try await check.verifyTransaction([parts[0], String(other[1]), String(other[2])].joined(separator: ".")) } == .signature)
+        // Signed after the leaf expired: outside the remembered window, so the full check runs and refuses it.
+        now.advance(by: 3 * 86_400)
+        let late = store.transaction(bundleId: bundle, productId: product, accountToken: account, signedAt: now.now)
+        #expect(await refusal { try await check.verifyTransaction(try store.sign(late)) } == .chain)
+    }
+
     @Test("alg none, HS256 and missing x5c are refused before any key is used")
     func algorithms() async throws {
         let store = try TestAppStore()
@@ -161,6 +189,17 @@ struct SignedDataVerifierTests {
         var foreign = notification
         foreign.data?.bundleId = "com.example.other"
         #expect(await refusal { try await verifier(trusting: store).verifyNotification(try store.sign(foreign)) } == .wrongBundle)
+
+        // Production notifications must name this app's Apple ID when it is configured.
+        var production = notification
+        production.data?.environment = .production
+        production.data?.signedTransactionInfo = try store.sign(store.transaction(bundleId: bundle, productId: product, accountToken: UUID(),
+                                                                                   environment: .production))
+        let named = try SignedDataVerifier(rootCertificates: [store.rootDER], bundleId: bundle, appAppleId: 1234,
+                                           environments: [.production, .sandbox], maximumAge: 86_400)
+        #expect(await refusal { try await named.verifyNotification(try store.sign(production)) } == nil)
+        production.data?.appAppleId = 999
+        #expect(await refusal { try await named.verifyNotification(try store.sign(production)) } == .wrongBundle)
 
         let test = SignedNotification(notificationType: "TEST", notificationUUID: UUID().uuidString, data: nil,
                                       signedDate: Int64(Date().timeIntervalSince1970 * 1000))
