@@ -28,7 +28,7 @@ struct AstroSvitlaJourneyTests {
         try await Stack.run(places: places, content: ["APPSTORE_ROOT_CERTIFICATES": root.path, "ASTROSVITLA_BUNDLE_ID": bundle], body)
     }
 
-    @Test("device sign-in → chart → catalogue → purchase → report ready (socket) → list → PDF → reinstall (same device) → restored")
+    @Test("device sign-in → chart → catalogue → purchase → report ready (socket) → Ukrainian report → list → PDF → reinstall (same device) → restored")
     func journey() async throws {
         let store = try TestAppStore()
         try await Self.withStack(store) { stack in
@@ -60,8 +60,19 @@ struct AstroSvitlaJourneyTests {
             #expect(report.status == "ready" && report.chart == summary.fingerprint)
             #expect(try await eventually { socket.data("report_ready").first?["reportId"] as? String == report.id })
 
+            // A second area in Ukrainian (the app's language by Accept-Language), written by the default stack's local composition.
+            let health = store.transaction(bundleId: Self.bundle, productId: "\(Self.bundle).report.health", accountToken: UUID(uuidString: user))
+            let ukrainian = try await stack.call(.POST, "/v1/reports/purchases", token: reply.accessToken,
+                                                 json: #"{"transaction":"\#(try store.sign(health))","area":"health","birth":\#(birth)}"#,
+                                                 headers: [("Accept-Language", "uk-UA,uk;q=0.9,en;q=0.5")])
+            #expect(ukrainian.status == 201, "\(ukrainian.text)")
+            let uk = try ukrainian.json(Report.self)
+            let ukText = (uk.sections?.keyInfluences ?? "") + (uk.sections?.detailedAnalysis ?? "")
+            let letters = ukText.unicodeScalars.filter { CharacterSet.letters.contains($0) }
+            #expect(letters.count > 1000 && letters.filter { (0x0400...0x04FF).contains($0.value) }.count * 100 / letters.count > 95)
+
             let list = try await stack.call(.GET, "/v1/reports", token: reply.accessToken).json(List.self)
-            #expect(list.charts.map(\.chart) == [summary.fingerprint] && list.charts[0].reports.map(\.id) == [report.id])
+            #expect(list.charts.map(\.chart) == [summary.fingerprint] && Set(list.charts[0].reports.map(\.id)) == [report.id, uk.id])
 
             let pdf = try await stack.call(.POST, "/v1/reports/\(report.id)/pdf", token: reply.accessToken, json: #"{"birth":\#(birth)}"#)
             #expect(pdf.status == 200 && pdf.headers.first(name: "content-type") == "application/pdf")
@@ -72,9 +83,9 @@ struct AstroSvitlaJourneyTests {
             let again = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(device)","app":"astrosvitla"}"#).json(TokenReply.self)
             #expect(again.user?.id == user)
             let restored = try await stack.call(.GET, "/v1/reports", token: again.accessToken).json(List.self)
-            #expect(restored.charts.first?.reports.map(\.id) == [report.id])
+            #expect(Set(restored.charts.first?.reports.map(\.id) ?? []) == [report.id, uk.id])
             let after = try await stack.call(.GET, "/v1/reports/areas?chart=\(summary.fingerprint)", token: again.accessToken).json(Catalogue.self)
-            #expect(after.areas.filter(\.purchased).map(\.area) == ["career"])
+            #expect(after.areas.filter(\.purchased).map(\.area) == ["career", "health"])
 
             // The App Store's notification arrives through the gateway without a token.
             let notification = SignedNotification(notificationType: "TEST", notificationUUID: UUID().uuidString, data: nil,
