@@ -106,7 +106,7 @@ let services: [Service] = [
                        postgres, crypto,
                        httpClient, metrics, nioCore, nioFoundation],
         resources: [.copy("Migrations"), .copy("Catalogue")],
-        testDependencies: ["LanternAppStore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, httpClient]
+        testDependencies: ["LanternAppStore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, httpClient, nioPosix]
     ),
     Service(
         "push-worker", folder: "PushWorker", library: "PushWorker",

@@ -18,6 +18,7 @@ struct UserReply: Decodable {
     var displayName: String?
 }
 
+extension EndToEnd {
 @Suite("End to end through the gateway", .serialized)
 struct AccountJourneyTests {
     @Test("device sign-in, /v1/me, rename, refresh rotation and reuse detection, account deletion seen on the bus")
@@ -94,4 +95,5 @@ struct AccountJourneyTests {
             #expect(garbageToken.status == 401)
         }
     }
+}
 }

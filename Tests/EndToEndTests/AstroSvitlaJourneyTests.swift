@@ -6,7 +6,8 @@ import LanternLLM
 import LanternTestSupport
 import Testing
 
-@Suite("AstroSvitla end to end through the gateway", .serialized)
+extension EndToEnd {
+@Suite("AstroSvitla reports end to end through the gateway", .serialized)
 struct AstroSvitlaJourneyTests {
     static let bundle = "app.lantern.astrosvitla"
 
@@ -133,4 +134,5 @@ struct AstroSvitlaJourneyTests {
             print("rules per area, fewest over the charts — time known: \(fewest.sorted { $0.key < $1.key }); unknown: \(fewestUnknown.sorted { $0.key < $1.key })")
         }
     }
+}
 }

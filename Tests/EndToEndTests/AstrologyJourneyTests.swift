@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+extension EndToEnd {
 @Suite("AstroSvitla end to end through the gateway", .serialized)
 struct AstrologyJourneyTests {
     @Test("a signed-in app gets a natal chart through the gateway; bad input is a 422 naming the field")
@@ -53,4 +54,5 @@ struct AstrologyJourneyTests {
             #expect(bad.status == 422 && bad.text.contains(#""field":"limit""#))
         }
     }
+}
 }

@@ -2,6 +2,7 @@ import Foundation
 import LanternTestSupport
 import Testing
 
+extension EndToEnd {
 @Suite("Lucky Day end to end through the gateway", .serialized)
 struct LuckyDayJourneyTests {
     struct Profile: Decodable {
@@ -72,4 +73,5 @@ struct LuckyDayJourneyTests {
             #expect(!llm.received.isEmpty, "the model was asked")
         }
     }
+}
 }

@@ -2,6 +2,7 @@ import Foundation
 import LanternTestSupport
 import Testing
 
+extension EndToEnd {
 @Suite("Pairly end to end through the gateway", .serialized)
 struct PairlyJourneyTests {
     static func fixture(_ name: String) throws -> [UInt8] {
@@ -90,4 +91,5 @@ struct PairlyJourneyTests {
             #expect(try await stack.call(.GET, "/v1/pairing", token: a.accessToken).problemCode == "not_paired")
         }
     }
+}
 }

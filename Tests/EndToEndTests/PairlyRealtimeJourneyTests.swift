@@ -5,6 +5,7 @@ import Logging
 import Synchronization
 import Testing
 
+extension EndToEnd {
 @Suite("Pairly real time end to end", .serialized)
 struct PairlyRealtimeJourneyTests {
     /// A `/v1/realtime` socket through the gateway that keeps every frame it receives, until the server closes it.
@@ -96,4 +97,5 @@ struct PairlyRealtimeJourneyTests {
             #expect(socket.types == ["state", "paired", "new_moment", "partner_updated", "pair_disconnected"])
         }
     }
+}
 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Testing
 import LanternContracts
 import LanternEvents
 import LanternRedis
@@ -11,6 +12,11 @@ import NIOHTTP1
 /// The real executables (`identity`, `media`, `push-worker`, `astrology`, `gateway`) started as processes on free ports,
 /// against the test PostgreSQL and Redis, driven only through the gateway — as an app would. The push worker
 /// talks to fake APNs / FCM servers of this test process (`push`), over TLS and HTTP/2 like the real ones.
+/// Every end-to-end suite, one at a time: each starts the whole stack (every executable of the list), and six of
+/// them side by side starved the in-process servers of the other suites on a 2-core machine (504s in the gateway's
+/// tests, whose fake upstream could not answer within 10 s).
+@Suite(.serialized) enum EndToEnd {}
+
 final class Stack: @unchecked Sendable {
     let gateway: String
     let streams: StreamNames

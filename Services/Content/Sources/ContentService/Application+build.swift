@@ -91,8 +91,15 @@ enum ContentResources {
     }
 
     /// AstroSvitla's catalogue (`Catalogue/astrosvitla/`): the areas, every rules file of `rules/`, the tips and
-    /// framing texts. A rule file that does not load stops the start.
+    /// framing texts. A rule file that does not load stops the start. Read once per process (1.2 MB of JSON: tests
+    /// build many applications, and a parse per build would hold a thread each time).
     static func astroSvitla() throws -> (areas: [ReportCatalogue.Area], rules: RuleBook, texts: ReportTexts) {
+        try loadedAstroSvitla.get()
+    }
+
+    private static let loadedAstroSvitla = Result { try loadAstroSvitla() }
+
+    private static func loadAstroSvitla() throws -> (areas: [ReportCatalogue.Area], rules: RuleBook, texts: ReportTexts) {
         guard let folder = Bundle.module.url(forResource: "Catalogue/astrosvitla", withExtension: nil) else {
             throw ConfigurationError(variable: "-", message: "the AstroSvitla catalogue is missing from the build")
         }
