@@ -119,7 +119,8 @@ struct ChineseCalendarTests {
         let late = FourPillars.compute(sunLongitude: 25, gregorianYear: 1990, localDate: d, hour: 23, dayBoundary: .zi2300)
         #expect(late.day.name == "Xin-Hai" && late.hour.name == "Wu-Zi")
         let midnight = FourPillars.compute(sunLongitude: 25, gregorianYear: 1990, localDate: d, hour: 23, dayBoundary: .midnight)
-        #expect(midnight.day.name == "Geng-Xu" && midnight.hour.name == "Bing-Zi")
+        // The day stays with the midnight boundary; the late Zi hour still takes the next day's stem (Xin → Wu-Zi).
+        #expect(midnight.day.name == "Geng-Xu" && midnight.hour.name == "Wu-Zi")
         #expect(FourPillars.compute(sunLongitude: 280, gregorianYear: 2000, localDate: .init(year: 2000, month: 1, day: 1), hour: 12, dayBoundary: .zi2300).day.name == "Wu-Wu")
         #expect(FourPillars.compute(sunLongitude: 280, gregorianYear: 1900, localDate: .init(year: 1900, month: 1, day: 1), hour: 12, dayBoundary: .zi2300).day.name == "Jia-Xu")
         // A published anchor: 1949-10-01 was a Jia-Zi day.
@@ -128,6 +129,78 @@ struct ChineseCalendarTests {
             let a = FourPillars.compute(sunLongitude: 0, gregorianYear: 2000, localDate: d.adding(days: offset), hour: 12, dayBoundary: .zi2300).day
             let b = FourPillars.compute(sunLongitude: 0, gregorianYear: 2000, localDate: d.adding(days: offset + 60), hour: 12, dayBoundary: .zi2300).day
             #expect(a == b)
+        }
+    }
+
+    /// Births in and around the late Zi hour, as lunar-python 1.4 reads them (`EightChar`, sect 1 = the day turns at
+    /// 23:00, sect 2 = at midnight): date, clock time, then day and hour pillars for sect 1, then for sect 2.
+    /// Generated once with `Solar.fromYmdHms(…).getLunar().getEightChar()`; 1984-02-04 23:16 is the example.
+    static let lunarPython: [(date: String, time: String, day2300: String, hour2300: String, dayMidnight: String, hourMidnight: String)] = [
+        ("1984-02-04", "23:16", "Ji-Si", "Jia-Zi", "Wu-Chen", "Jia-Zi"),
+        ("1993-08-25", "23:21", "Ji-Mao", "Jia-Zi", "Wu-Yin", "Jia-Zi"),
+        ("1978-04-28", "23:55", "Xin-You", "Wu-Zi", "Geng-Shen", "Wu-Zi"),
+        ("2063-07-03", "23:15", "Gui-Si", "Ren-Zi", "Ren-Chen", "Ren-Zi"),
+        ("2081-11-09", "23:03", "Ding-Chou", "Geng-Zi", "Bing-Zi", "Geng-Zi"),
+        ("1944-02-17", "23:59", "Ren-Zi", "Geng-Zi", "Xin-Hai", "Geng-Zi"),
+        ("2065-07-11", "23:43", "Ren-Zi", "Geng-Zi", "Xin-Hai", "Geng-Zi"),
+        ("1949-03-13", "23:45", "Gui-Mao", "Ren-Zi", "Ren-Yin", "Ren-Zi"),
+        ("2091-03-26", "23:40", "Xin-Si", "Wu-Zi", "Geng-Chen", "Wu-Zi"),
+        ("1991-06-17", "23:34", "Ji-Wei", "Jia-Zi", "Wu-Wu", "Jia-Zi"),
+        ("2084-11-20", "23:39", "Jia-Chen", "Jia-Zi", "Gui-Mao", "Jia-Zi"),
+        ("1964-05-20", "23:29", "Geng-Wu", "Bing-Zi", "Ji-Si", "Bing-Zi"),
+        ("2004-06-26", "23:30", "Ding-Chou", "Geng-Zi", "Bing-Zi", "Geng-Zi"),
+        ("1948-09-11", "23:43", "Geng-Zi", "Bing-Zi", "Ji-Hai", "Bing-Zi"),
+        ("2031-10-17", "23:09", "Xin-Mao", "Wu-Zi", "Geng-Yin", "Wu-Zi"),
+        ("2063-09-17", "23:27", "Ji-You", "Jia-Zi", "Wu-Shen", "Jia-Zi"),
+        ("1987-02-14", "23:06", "Yi-Wei", "Bing-Zi", "Jia-Wu", "Bing-Zi"),
+        ("2063-07-28", "23:10", "Wu-Wu", "Ren-Zi", "Ding-Si", "Ren-Zi"),
+        ("1933-11-20", "23:03", "Xin-Mao", "Wu-Zi", "Geng-Yin", "Wu-Zi"),
+        ("2024-06-07", "23:32", "Gui-Mao", "Ren-Zi", "Ren-Yin", "Ren-Zi"),
+        ("2031-11-20", "23:52", "Yi-Chou", "Bing-Zi", "Jia-Zi", "Bing-Zi"),
+        ("2000-05-24", "23:01", "Gui-Wei", "Ren-Zi", "Ren-Wu", "Ren-Zi"),
+        ("2031-03-10", "23:43", "Geng-Xu", "Bing-Zi", "Ji-You", "Bing-Zi"),
+        ("2006-11-26", "23:07", "Geng-Shen", "Bing-Zi", "Ji-Wei", "Bing-Zi"),
+        ("2018-04-25", "23:32", "Wu-Zi", "Ren-Zi", "Ding-Hai", "Ren-Zi"),
+        ("1929-08-09", "23:53", "Ding-Hai", "Geng-Zi", "Bing-Xu", "Geng-Zi"),
+        ("1948-12-04", "23:46", "Jia-Zi", "Jia-Zi", "Gui-Hai", "Jia-Zi"),
+        ("2046-11-07", "23:39", "Xin-Wei", "Wu-Zi", "Geng-Wu", "Wu-Zi"),
+        ("1906-06-08", "23:49", "Jia-Shen", "Jia-Zi", "Gui-Wei", "Jia-Zi"),
+        ("1949-01-15", "23:55", "Bing-Wu", "Wu-Zi", "Yi-Si", "Wu-Zi"),
+        ("2044-11-14", "23:43", "Wu-Chen", "Ren-Zi", "Ding-Mao", "Ren-Zi"),
+        ("1942-11-16", "23:14", "Jia-Xu", "Jia-Zi", "Gui-You", "Jia-Zi"),
+        ("1931-01-28", "23:26", "Jia-Shen", "Jia-Zi", "Gui-Wei", "Jia-Zi"),
+        ("1966-09-03", "23:05", "Bing-Yin", "Wu-Zi", "Yi-Chou", "Wu-Zi"),
+        ("1907-10-10", "23:58", "Gui-Si", "Ren-Zi", "Ren-Chen", "Ren-Zi"),
+        ("1950-02-28", "23:23", "Yi-Wei", "Bing-Zi", "Jia-Wu", "Bing-Zi"),
+        ("2078-07-28", "23:45", "Ding-Chou", "Geng-Zi", "Bing-Zi", "Geng-Zi"),
+        ("2081-12-28", "23:47", "Bing-Yin", "Wu-Zi", "Yi-Chou", "Wu-Zi"),
+        ("1912-04-24", "23:09", "Xin-Wei", "Wu-Zi", "Geng-Wu", "Wu-Zi"),
+        ("1948-07-22", "23:19", "Ji-You", "Jia-Zi", "Wu-Shen", "Jia-Zi"),
+        ("2089-04-28", "00:03", "Gui-Mao", "Ren-Zi", "Gui-Mao", "Ren-Zi"),
+        ("1993-01-24", "00:57", "Yi-Si", "Bing-Zi", "Yi-Si", "Bing-Zi"),
+        ("2083-01-28", "00:08", "Xin-Chou", "Wu-Zi", "Xin-Chou", "Wu-Zi"),
+        ("2094-11-09", "00:14", "Jia-Shen", "Jia-Zi", "Jia-Shen", "Jia-Zi"),
+        ("2051-07-04", "01:06", "Geng-Yin", "Ding-Chou", "Geng-Yin", "Ding-Chou"),
+        ("1993-10-12", "01:50", "Bing-Yin", "Ji-Chou", "Bing-Yin", "Ji-Chou"),
+        ("1931-05-10", "01:45", "Yi-Chou", "Ding-Chou", "Yi-Chou", "Ding-Chou"),
+        ("2067-01-11", "01:59", "Geng-Shen", "Ding-Chou", "Geng-Shen", "Ding-Chou"),
+        ("2062-11-17", "22:16", "Jia-Chen", "Yi-Hai", "Jia-Chen", "Yi-Hai"),
+        ("2067-05-11", "22:27", "Geng-Shen", "Ding-Hai", "Geng-Shen", "Ding-Hai"),
+        ("2068-03-23", "22:26", "Ding-Chou", "Xin-Hai", "Ding-Chou", "Xin-Hai"),
+        ("1935-07-27", "22:40", "Jia-Chen", "Yi-Hai", "Jia-Chen", "Yi-Hai"),
+    ]
+
+    @Test("the late Zi hour (23:00–23:59) takes the next day's stem under both boundaries, as lunar-python, sxtwl and cnlunar do", arguments: [0, 1])
+    func lateZiHour(boundary: Int) {
+        for c in Self.lunarPython {
+            let parts = c.date.split(separator: "-").compactMap { Int($0) }
+            let date = CivilDate(year: parts[0], month: parts[1], day: parts[2])
+            let hour = Int(c.time.prefix(2)) ?? -1
+            // The Sun's longitude decides only the year and month pillars, not compared here.
+            let pillars = FourPillars.compute(sunLongitude: 100, gregorianYear: parts[0], localDate: date, hour: hour,
+                                              dayBoundary: boundary == 0 ? .zi2300 : .midnight)
+            let expected = boundary == 0 ? (c.day2300, c.hour2300) : (c.dayMidnight, c.hourMidnight)
+            #expect(pillars.day.name == expected.0 && pillars.hour.name == expected.1, "\(c.date) \(c.time)")
         }
     }
 

@@ -74,9 +74,12 @@ public enum FourPillars {
         let lateZi = hour == 23 && dayBoundary == .zi2300
         let dayIndex = (localDate.julianDayNumber + (lateZi ? 1 : 0) + 49) % 60
         let day = Pillar(index: dayIndex)
-        // Hour: two-hour branches from Zi (23:00–00:59); the stem follows the day stem ("five rats" rule).
+        // Hour: two-hour branches from Zi (23:00–00:59); the stem follows the day stem ("five rats" rule). The late
+        // Zi hour (23:00–23:59) opens the next day's twelve hours, so its stem comes from the next day's stem under
+        // either boundary (lunar-python's both sects, sxtwl, cnlunar); the boundary only decides the day pillar.
         let branch = ((hour + 1) / 2) % 12
-        let ziStem = day.stem.rawValue % 5 * 2
+        let hourDay = hour == 23 ? Pillar(index: (localDate.julianDayNumber + 1 + 49) % 60) : day
+        let ziStem = hourDay.stem.rawValue % 5 * 2
         let hourPillar = Pillar(stem: Stem(rawValue: (ziStem + branch) % 10)!, branch: Branch(rawValue: branch)!)
         return (year, month, day, hourPillar)
     }
