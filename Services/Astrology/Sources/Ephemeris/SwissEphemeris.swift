@@ -121,15 +121,6 @@ public final class SwissEphemeris: Sendable {
     public struct Session {
         fileprivate init() {}
 
-        /// Julian day (UT1) of a UTC moment, with leap seconds and ΔUT1 as libswe knows them.
-        public func julianDayUT(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Double) throws -> Double {
-            var result = [Double](repeating: 0, count: 2)
-            var error = [CChar](repeating: 0, count: 256)
-            let status = swe_utc_to_jd(Int32(year), Int32(month), Int32(day), Int32(hour), Int32(minute), second, SE_GREG_CAL, &result, &error)
-            if status < 0 { throw EphemerisError(error) }
-            return result[1]
-        }
-
         /// Julian day of a calendar date and decimal hour on the UT scale (no leap-second handling).
         public func julianDay(year: Int, month: Int, day: Int, hour: Double) -> Double {
             swe_julday(Int32(year), Int32(month), Int32(day), hour, SE_GREG_CAL)

@@ -96,6 +96,40 @@ struct NatalChartTests {
         }
     }
 
+    @Test("UTC is taken as UT, as the field's references do: every cusp, the ASC and the MC within 1″ of swetest -ut, 40 births 1900–2100 up to 66° of latitude")
+    func cuspsAsSwetest() async throws {
+        try await AstrologyHarness.run { h in
+            var random = SplitMix(seed: 1972)
+            let latitudes = [66.0, -66.0, 64.5, -60.0, 59.9, 0.0, 51.5, -33.9, 35.7, 45.0]
+            for n in 0..<40 {
+                let year = 1900 + Int(random.next() % 201), month = 1 + Int(random.next() % 12), day = 1 + Int(random.next() % 28)
+                let hour = Int(random.next() % 24), minute = Int(random.next() % 60)
+                let latitude = latitudes[n % latitudes.count] + Double(random.next() % 100) / 1000 * (n % 2 == 0 ? -1 : 1)
+                let longitude = Double(Int(random.next() % 36_000)) / 100 - 180
+                let body = String(format: #"{"date":"%04d-%02d-%02d","time":"%02d:%02d","place":{"latitude":%.3f,"longitude":%.2f,"timeZone":"UTC"}}"#,
+                                  year, month, day, hour, minute, latitude, longitude)
+                let response = try await h.natal(body)
+                #expect(response.status == .ok, "\(body): \(String(buffer: response.body))")
+                let houses = try #require(response.json["houses"] as? [String: Any])
+                #expect(houses["system"] as? String == "placidus", "\(body)")
+                let cusps = try #require(houses["cusps"] as? [Double])
+                let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/swetest"), [
+                    "-b\(day).\(month).\(year)", String(format: "-ut%02d:%02d:00", hour, minute), "-p",
+                    String(format: "-house%.2f,%.3f,P", longitude, latitude), "-fPl", "-head", "-g,"])
+                let rows = String(decoding: output.stdout, as: UTF8.self).split(separator: "\n")
+                    .map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+                func reference(_ name: String) -> Double? { rows.first { $0.first == name }.flatMap { Double($0[1]) } }
+                func arcseconds(_ a: Double, _ b: Double) -> Double { abs(((a - b + 540).truncatingRemainder(dividingBy: 360)) - 180) * 3600 }
+                for i in 0..<12 {
+                    let expected = try #require(reference("house \(String(format: "%2d", i + 1))"), "\(rows)")
+                    #expect(arcseconds(cusps[i], expected) < 1, "\(body) cusp \(i + 1): \(cusps[i]) vs \(expected)")
+                }
+                #expect(arcseconds(houses["ascendant"] as? Double ?? .nan, reference("Ascendant") ?? .nan) < 1, "\(body) ASC")
+                #expect(arcseconds(houses["midheaven"] as? Double ?? .nan, reference("MC") ?? .nan) < 1, "\(body) MC")
+            }
+        }
+    }
+
     @Test("every name of the tz database gets a chart and a Ba Zi reading (Asia/Kolkata, US/Eastern, Etc/GMT+12 …)")
     func everyTimeZone() async throws {
         let text = try String(contentsOfFile: "/usr/share/zoneinfo/tzdata.zi", encoding: .utf8)

@@ -65,7 +65,7 @@ struct BaziReadings: Sendable {
         let moment = input.moment
         let resolved = try moment.resolveForRequest(fold: input.fold)
         let longitude = input.place.longitude
-        let instant = resolved.utc.timeIntervalSince1970 / 86_400 + 2_440_587.5
+        let instant = resolved.utc.julianDayUT
         // Year and month need only the Sun's 15° band at the instant: from the cached solar terms of the year.
         let sun = try await calendars.solarLongitudeBand(at: instant, year: moment.year) + 7.5
         let equation = solarTime == .trueSolar ? try await ephemeris.compute { try $0.equationOfTime(julianDayUT: instant) } : 0

@@ -77,3 +77,11 @@ struct BirthMoment: Sendable, Equatable {
         return days.contains(day)
     }
 }
+
+extension Date {
+    /// The Julian day of this UTC instant on the UT scale: **UTC taken as UT**, as the field's references do
+    /// (Astro.com, `swetest -ut` given the UTC time, kerykeion, immanuel). |UT1 − UTC| < 0.9 s by the definition
+    /// of UTC since 1972; converting with libswe's ΔT model instead (`swe_utc_to_jd`) moved cusps by up to 19″
+    /// against those references, most for future dates where ΔT is extrapolated. Leap seconds are not counted.
+    var julianDayUT: Double { timeIntervalSince1970 / 86_400 + 2_440_587.5 }
+}

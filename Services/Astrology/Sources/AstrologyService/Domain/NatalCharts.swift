@@ -3,7 +3,7 @@ import Ephemeris
 import Foundation
 import LanternCore
 
-/// Casting a natal chart: the birth instant in UT, ten bodies and the houses from the ephemeris, signs and aspects,
+/// Casting a natal chart: the birth instant in UT (UTC taken as UT), ten bodies and the houses from the ephemeris, signs and aspects,
 /// the warnings the answer needs, and a keyed fingerprint of the birth data. Stateless — the birth data is neither
 /// stored nor logged; only its fingerprint leaves with the answer.
 struct NatalCharts: Sendable {
@@ -35,16 +35,11 @@ struct NatalCharts: Sendable {
     func cast(_ input: BirthInput) async throws -> NatalResponse {
         let resolved = try input.moment.resolveForRequest(fold: input.fold)
         let (place, orbs, moment) = (input.place, input.orbs, input.moment)
-        let computed = try await ephemeris.compute { session -> (Double, [BodyPosition], Houses) in
-            var utc = Calendar(identifier: .gregorian)
-            utc.timeZone = TimeZone(identifier: "UTC")!
-            let c = utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: resolved.utc)
-            let jd = try session.julianDayUT(year: c.year ?? 0, month: c.month ?? 0, day: c.day ?? 0, hour: c.hour ?? 0, minute: c.minute ?? 0,
-                                             second: Double(c.second ?? 0))
+        let jd = resolved.utc.julianDayUT
+        let (positions, houses) = try await ephemeris.compute { session -> ([BodyPosition], Houses) in
             let positions = try Body.allCases.map { try session.position(of: $0, julianDayUT: jd) }
-            return (jd, positions, session.houses(julianDayUT: jd, latitude: place.latitude, longitude: place.longitude))
+            return (positions, session.houses(julianDayUT: jd, latitude: place.latitude, longitude: place.longitude))
         }
-        let (jd, positions, houses) = computed
         let chart = NatalChart.compute(positions: positions, houses: houses, timeKnown: moment.timeKnown, orbs: orbs)
 
         var warnings: [ChartWarning] = []
