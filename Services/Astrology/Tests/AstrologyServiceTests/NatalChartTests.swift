@@ -130,6 +130,30 @@ struct NatalChartTests {
         }
     }
 
+    @Test("one place of every time zone in the gazetteer gets a chart and a Ba Zi reading by its id (Mumbai: Asia/Kolkata)")
+    func everyGazetteerZone() async throws {
+        try await AstrologyHarness.run(places: true) { h in
+            let text = try String(contentsOfFile: AstrologyHarness.placesFile, encoding: .utf8)
+            var byZone: [String: String] = [:]  // zone → the first place id of it
+            for line in text.split(separator: "\n") {
+                let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
+                guard columns.count > 8, byZone[String(columns[8])] == nil else { continue }
+                byZone[String(columns[8])] = String(columns[0])
+            }
+            #expect(byZone.count > 300 && byZone["Asia/Kolkata"] != nil)
+            var refused: [String] = []
+            for (zone, id) in byZone.sorted(by: { $0.key < $1.key }) {
+                let body = #"{"date":"1990-05-17","time":"14:35","place":{"id":\#(id)}}"#
+                let chart = try await h.natal(body)
+                let bazi = try await h.client.execute(uri: "/v1/astrology/bazi", method: .post,
+                                                      headers: [.authorization: "Bearer \(h.token)", .contentType: "application/json"],
+                                                      body: ByteBuffer(string: body))
+                if chart.status != .ok || bazi.status != .ok { refused.append("\(zone) (\(id)): \(chart.status.code)/\(bazi.status.code)") }
+            }
+            #expect(refused.isEmpty, "\(refused.count) zones refused: \(refused.prefix(10))")
+        }
+    }
+
     @Test("every name of the tz database gets a chart and a Ba Zi reading (Asia/Kolkata, US/Eastern, Etc/GMT+12 …)")
     func everyTimeZone() async throws {
         let text = try String(contentsOfFile: "/usr/share/zoneinfo/tzdata.zi", encoding: .utf8)
