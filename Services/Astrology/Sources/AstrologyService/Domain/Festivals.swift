@@ -32,7 +32,7 @@ struct Festivals: Sendable {
             }
             if let date { list.append(Festival(key: f.key, name: f.name, date: date.description, kind: "lunar")) }
         }
-        let offset = calendar.offsetHours
+        let offset = calendar.offsetHours(year: year)
         for term in Self.solarFestivals[calendar] ?? [] {
             let jd = try await ephemeris.compute { session in
                 try session.sunCrossing(term.longitude, after: session.julianDay(year: year, month: 1, day: 1, hour: -offset))

@@ -46,14 +46,30 @@ public struct CivilDate: Hashable, Comparable, Codable, Sendable, CustomStringCo
     public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
 }
 
-/// The Chinese (UTC+8) and Vietnamese (UTC+7) lunisolar calendars, computed from the Sun and Moon rather than
+/// The Chinese (UTC+8; Beijing's meridian 1912–1928) and Vietnamese (UTC+7) lunisolar calendars, computed from
+/// the Sun and Moon rather than
 /// tables: a month starts on the local day of a new moon; the month holding the winter solstice is the 11th;
 /// when 13 months run from one 11th month to the next, the first that holds no major solar term (a multiple of
 /// 30° of solar longitude) is the leap month and repeats the previous number.
 public enum LunisolarCalendar: String, CaseIterable, Codable, Sendable {
     case chinese, vietnamese
 
-    public var offsetHours: Double { self == .chinese ? 8 : 7 }
+    /// The meridian the calendar is reckoned at, hours east of Greenwich, for the months of a (solstice) year. The
+    /// Chinese calendar: from 1912 to 1928 the Republic's Central Observatory reckoned it at Beijing's own meridian
+    /// (116°25′ E, UTC+7:45:40) — Spring Festival 1916 is 1916-02-03, not 02-04, and the months of 1914-11 and
+    /// 1920-11 start a day earlier than at UTC+8; from 1929 at UTC+8 (120° E). The late Qing calendar (1900–1911)
+    /// agrees month for month with a reckoning at UTC+8 (1906-04 would start a day early at Beijing's meridian).
+    /// Checked against every month start 1900–2100 of the published calendar (lunar-python). The Vietnamese
+    /// calendar: UTC+7.
+    public func offsetHours(year: Int) -> Double {
+        switch self {
+        case .chinese: (1912...1928).contains(year) ? Self.beijingMeanTime : 8
+        case .vietnamese: 7
+        }
+    }
+
+    /// Beijing's local mean time: 7 h 45 min 40 s.
+    public static let beijingMeanTime = 7 + 45.0 / 60 + 40.0 / 3600
 
     public struct Month: Codable, Sendable, Equatable {
         public var start: CivilDate
@@ -86,7 +102,7 @@ public final class LunisolarCalendars: Sendable {
     public func solsticeYear(_ year: Int, _ calendar: LunisolarCalendar) async throws -> [LunisolarCalendar.Month] {
         let key = "\(calendar.rawValue)-\(year)"
         if let cached = cache.withLock({ $0[key] }) { return cached }
-        let offset = calendar.offsetHours
+        let offset = calendar.offsetHours(year: year)
         let months = try await ephemeris.compute { session -> [LunisolarCalendar.Month] in
             func monthStart(containing jd: Double) throws -> CivilDate {
                 let day = CivilDate(julianDayUT: jd, offsetHours: offset)
