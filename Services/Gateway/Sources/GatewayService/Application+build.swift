@@ -55,7 +55,7 @@ public func buildGatewayApplication(
 
     let router = buildGatewayRouter(
         service.makeRouter(), configuration: configuration, routes: routes, verifier: verifier,
-        proxy: ProxyMiddleware(routes: routes, upstreams: configuration.upstreams, verifier: verifier,
+        proxy: ProxyMiddleware(routes: routes, operations: GatewayResources.operations, upstreams: configuration.upstreams, verifier: verifier,
                                limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger), counters: counters,
                                client: httpClient, configuration: configuration),
         upstreamHealth: { [readiness = service.readiness] in
@@ -98,6 +98,9 @@ func buildGatewayRouter(_ router: Router<LanternRequestContext>, configuration: 
 }
 
 enum GatewayResources {
+    /// The methods of every documented path, from the document below.
+    static let operations = OperationTable(openAPI: String(decoding: openAPI, as: UTF8.self))
+
     static let openAPI: [UInt8] = {
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
               let data = try? Data(contentsOf: url) else { return Array("openapi: 3.1.0\n".utf8) }

@@ -1,5 +1,6 @@
 import Foundation
-import GatewayService
+@testable import GatewayService
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LanternContracts
@@ -286,6 +287,32 @@ struct GatewayTests {
             _ = try GatewayConfiguration(settings: .fixed(["RATE_LIMIT_SIGNIN_PER_MINUTE": "-1"]))
         } throws: { ($0 as? ConfigurationError)?.variable == "RATE_LIMIT_SIGNIN_PER_MINUTE" }
     }
+
+    @Test("a method a documented path does not serve is 405 with Allow at the edge, before the token and any upstream call; TRACE anywhere too")
+    func methodNotAllowed() async throws {
+        try await withGateway { client, upstream in
+            let before = upstream.hits.value
+            for (method, path) in [(HTTPRequest.Method.trace, "/v1/auth/device"), (.trace, "/v1/auth/google"), (.trace, "/v1/auth/apple"),
+                                   (.trace, "/v1/auth/refresh"), (.delete, "/v1/auth/device"), (.put, "/v1/reports/areas"),
+                                   (.patch, "/v1/fortunes/today/break"), (.init("BREW")!, "/v1/me"), (.trace, "/v1/gamification/not-documented")] {
+                let response = try await client.execute(uri: path, method: method, headers: [.contentType: "application/json"],
+                                                         body: ByteBuffer(string: "{}"))
+                #expect(response.status == .methodNotAllowed, "\(method) \(path): \(response.status)")
+                #expect(response.headers[.contentType] == "application/problem+json")
+                #expect(response.headers[.allow]?.isEmpty == false, "\(method) \(path)")
+            }
+            let allow = try await client.execute(uri: "/v1/me", method: .put)
+            #expect(allow.headers[.allow] == "GET, HEAD, PATCH, DELETE")
+            #expect(upstream.hits.value == before, "nothing reached a service")
+        }
+        // Every documented operation's method is let through (and every other API method refused) on its own path.
+        let table = GatewayResources.operations
+        for operation in table.operations {
+            let path = operation.path.replacingOccurrences(of: #"\{[^}]+\}"#, with: "x", options: .regularExpression)
+            for method in operation.methods { #expect(table.refusal(of: HTTPRequest.Method(method)!, at: path) == nil, "\(method) \(operation.path)") }
+            #expect(table.refusal(of: .trace, at: path) != nil)
+        }
+    }
 }
 
 @Suite("Route table")
@@ -329,24 +356,10 @@ func withTestGateway(_ mode: TestingSetup, _ extra: [String: String] = [:],
     }
 }
 
-/// Reads `paths:` of docs/api/openapi.yaml (path → methods) without a YAML library: the layout is fixed.
+/// The operations of docs/api/openapi.yaml, read as the gateway reads its copy (`OperationTable`).
 enum OpenAPIDocument {
     static func paths() throws -> [(String, Set<String>)] {
         let url = ServiceList.root.appendingPathComponent("docs/api/openapi.yaml")
-        let text = try String(contentsOf: url, encoding: .utf8)
-        var result: [(String, Set<String>)] = []
-        var inPaths = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("paths:") { inPaths = true; continue }
-            if inPaths, let first = line.first, first != " ", first != "#" { break }
-            guard inPaths else { continue }
-            if line.hasPrefix("  /"), line.hasSuffix(":") {
-                result.append((String(line.dropFirst(2).dropLast()), []))
-            } else if line.hasPrefix("    "), !line.hasPrefix("     "), let last = result.indices.last {
-                let key = line.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: ":"))
-                if ["get", "put", "post", "patch", "delete"].contains(key) { result[last].1.insert(key) }
-            }
-        }
-        return result
+        return OperationTable(openAPI: try String(contentsOf: url, encoding: .utf8)).operations.map { ($0.path, Set($0.methods.map { $0.lowercased() })) }
     }
 }

@@ -10,7 +10,8 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// The edge: for every path in the route table, check the token, count the request, and forward it.
+/// The edge: for every path in the route table, refuse a method the path does not serve (405), check the token,
+/// count the request, and forward it.
 ///
 /// Paths outside the table fall through to the gateway's own routes (health, metrics, OpenAPI) or a 404.
 /// `/internal/…` never leaves the gateway, whatever the prefix.
@@ -18,6 +19,8 @@ struct ProxyMiddleware: RouterMiddleware {
     typealias Context = LanternRequestContext
 
     let routes: RouteTable
+    /// The methods of each documented path (the served OpenAPI document).
+    let operations: OperationTable
     let upstreams: [String: URL]
     let verifier: AccessTokenVerifier
     let limiter: RateLimiter
@@ -29,6 +32,12 @@ struct ProxyMiddleware: RouterMiddleware {
         // One canonical path for routing, limits and forwarding alike (the matched prefix in the table's spelling).
         let path = try CanonicalPath(request.uri.path).path
         guard let route = routes.match(path) else { return try await next(request, context) }
+        if let allow = operations.refusal(of: request.method, at: path) {
+            var response = Problem(status: 405, code: "method_not_allowed", title: "Method not allowed",
+                                   detail: "\(request.method.rawValue) is not served here; allowed: \(allow.joined(separator: ", ")).").response()
+            response.headers[.allow] = allow.joined(separator: ", ")
+            return response
+        }
         var context = context
         if !route.isPublic {
             context.auth = try await verifier.verify(try RequireAccessToken.bearerToken(request))
