@@ -119,7 +119,7 @@ let services: [Service] = [
         "gateway", folder: "Gateway", library: "GatewayService",
         dependencies: ["LanternRedis", "LanternTokens", "LanternEvents",
                        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), httpTypes, httpClient,
-                       crypto, nioFoundation],
+                       crypto, nioFoundation, .product(name: "NIOHTTP1", package: "swift-nio")],
         resources: [.copy("openapi.yaml")],
         testDependencies: ["LanternHTTP", "LanternEvents", "LanternRedis", nioPosix,
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],

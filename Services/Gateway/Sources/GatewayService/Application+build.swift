@@ -62,8 +62,8 @@ public func buildGatewayApplication(
             await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: readiness)
         }
     )
-    return service.application(router: router, server: .http1WebSocketUpgrade(
-        configuration: .init(ws: .init(maxFrameSize: SocketIOConnections.maxPayload, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)))
+    return service.application(router: router, server: .gateway(
+        configuration: .init(maxFrameSize: SocketIOConnections.maxPayload, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10))
     ) { request, _, _ in
         if SocketIOConnections.isSocketIO(URLComponents(string: request.path ?? "")) { return .upgrade([:], socketIO.handler()) }
         return try await realtime.shouldUpgrade(request)

@@ -37,6 +37,29 @@ struct RealtimeTests {
         return received.withLock { $0 }
     }
 
+    @Test("an Upgrade without a complete WebSocket handshake is answered (426 for /v1/realtime, 400 for Socket.IO), h2c as plain HTTP/1.1; never dropped")
+    func incompleteHandshake() async throws {
+        try await withLiveGateway { port, upstream, _ in
+            let token = try await upstream.token()
+            func status(_ path: String, _ headers: [String]) async throws -> String {
+                let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"),
+                    ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "-H", "Authorization: Bearer \(token)"]
+                    + headers.flatMap { ["-H", $0] } + ["http://127.0.0.1:\(port)\(path)"])
+                return String(decoding: output.stdout, as: UTF8.self)
+            }
+            #expect(try await status("/v1/realtime", ["Upgrade: websocket"]) == "426")
+            #expect(try await status("/v1/realtime", ["Upgrade: websocket", "Connection: Upgrade"]) == "426")
+            #expect(try await status("/v1/realtime", ["Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: c2hvcnQ=",
+                                                      "Sec-WebSocket-Version: 13"]) == "426")
+            #expect(try await status("/socket.io/?EIO=4&transport=websocket", ["Upgrade: websocket", "Connection: Upgrade"]) == "400")
+            // Any other Upgrade is plain HTTP here: h2c (what `curl --http2` asks for) gets its answer over HTTP/1.1.
+            #expect(try await status("/health/live", ["Upgrade: h2c", "Connection: Upgrade, HTTP2-Settings", "HTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA"]) == "200")
+            let http2 = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"),
+                                                   ["-s", "--http2", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "http://127.0.0.1:\(port)/health/live"])
+            #expect(String(decoding: http2.stdout, as: UTF8.self) == "200")
+        }
+    }
+
     @Test("the first frame is the state; then new_moment, partner_updated and pair_disconnected reach the right user")
     func liveFrames() async throws {
         try await withLiveGateway { port, upstream, streams in

@@ -82,3 +82,4 @@ struct RealtimeConnections: Sendable {
         return value
     }
 }
+
