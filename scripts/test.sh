@@ -7,11 +7,11 @@ PG_PORT="${LANTERN_TEST_PG_PORT:-54329}"
 REDIS_PORT="${LANTERN_TEST_REDIS_PORT:-63799}"
 
 ensure_packages
-# Independent peers for the tests, from PyPI: an image decoder (metadata stripping must not break pictures) and a
-# real Socket.IO v4 client.
-python3 -c "import PIL, pillow_heif, socketio, websocket" 2>/dev/null || {
-  say "installing Pillow, pillow-heif, python-socketio and websocket-client (PyPI) for the tests"
-  python3 -m pip install -q pillow pillow-heif "python-socketio[client]" websocket-client
+# Independent peers for the tests, from PyPI: an image decoder (metadata stripping must not break pictures), a
+# real Socket.IO v4 client, and schemathesis (the OpenAPI document against the running stack).
+python3 -c "import PIL, pillow_heif, socketio, websocket, schemathesis" 2>/dev/null || {
+  say "installing Pillow, pillow-heif, python-socketio, websocket-client and schemathesis (PyPI) for the tests"
+  python3 -m pip install -q pillow pillow-heif "python-socketio[client]" websocket-client schemathesis
 }
 start_postgres test "$PG_PORT" "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 start_redis test "$REDIS_PORT"

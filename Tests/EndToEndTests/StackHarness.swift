@@ -46,22 +46,27 @@ final class Stack: @unchecked Sendable {
     ///   - llm: point content's LLM layer at these fake servers (model `gemini-2.5-flash`); they fail the test if a
     ///     prompt carries personal data. Without: content writes with its local grammars.
     ///   - content: more variables for content (e.g. the App Store root a test signs purchases with).
+    ///   - environment: more variables by executable (e.g. identity's sign-in providers).
     static func run(places: Bool = false, llm: FakeLLMServers? = nil, content extra: [String: String] = [:],
-                    _ body: @Sendable (Stack) async throws -> Void) async throws {
+                    environment: [String: [String: String]] = [:], _ body: @Sendable (Stack) async throws -> Void) async throws {
         let push = try await FakePushServices()
         guard let llm else {
-            return try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, content: extra, body) }
+            return try await push.serve { pushURL in
+                try await run(push: push, pushURL: pushURL, places: places, content: extra, environment: environment, body)
+            }
         }
         try await llm.run { geminiURL, _ in
             // A generous profile budget: a loaded machine must not turn the model's texts into artisanal ones.
             let content = ["GEMINI_API_KEY": llm.apiKey, "GEMINI_BASE_URL": geminiURL, "LLM_MODELS": "gemini:gemini-2.5-flash",
                            "PROFILE_BUDGET_SECONDS": "30"].merging(extra) { $1 }
-            try await push.serve { pushURL in try await run(push: push, pushURL: pushURL, places: places, content: content, body) }
+            try await push.serve { pushURL in
+                try await run(push: push, pushURL: pushURL, places: places, content: content, environment: environment, body)
+            }
         }
     }
 
     private static func run(push: FakePushServices, pushURL: URL, places: Bool, content: [String: String],
-                            _ body: @Sendable (Stack) async throws -> Void) async throws {
+                            environment: [String: [String: String]], _ body: @Sendable (Stack) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { databaseURL in
             let prefix = TestEnvironment.uniquePrefix()
             // Every executable of the one list, in its order, each on a free port; every `<NAME>_URL` points there.
@@ -97,7 +102,8 @@ final class Stack: @unchecked Sendable {
             do {
                 for service in services {
                     let port = ports[service.name] ?? 0
-                    try stack.start(service.name, environment: common.merging(extra[service.name] ?? [:]) { $1 }.merging(["HTTP_PORT": String(port)]) { $1 })
+                    try stack.start(service.name, environment: common.merging(extra[service.name] ?? [:]) { $1 }
+                        .merging(environment[service.name] ?? [:]) { $1 }.merging(["HTTP_PORT": String(port)]) { $1 })
                     try await stack.waitReady("http://127.0.0.1:\(port)/health/ready", process: service.name)
                 }
                 try await body(stack)
