@@ -19,7 +19,16 @@ extension EndToEnd {
 
         @Test("no server error and every answer as documented, anonymous and as AstroSvitla, Lucky Day and Pairly users")
         func conformance() async throws {
-            let tool = try #require(Self.schemathesis, "schemathesis is not installed (scripts/test.sh installs it from PyPI)")
+            // On PATH, or in the scripts folder of the python3 that pip installed it with.
+            var found = Self.schemathesis
+            if found == nil {
+                let scripts = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                                         ["python3", "-c", "import sysconfig; print(sysconfig.get_path('scripts'))"])
+                let folder = String(decoding: scripts.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                let candidate = URL(fileURLWithPath: folder).appendingPathComponent("schemathesis")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { found = candidate }
+            }
+            let tool = try #require(found, "schemathesis is not installed (scripts/test.sh installs it from PyPI)")
             // Google and Apple sign-in configured, their key sets empty and local: a made-up ID token is a 401, not
             // a 503 for a provider that is not set up or whose keys cannot be fetched.
             let keys = Router()
