@@ -39,6 +39,7 @@ mkdir -p "$STATE/bench"
 PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  if [ -s "$STATE/bench/nginx/nginx.pid" ]; then kill -QUIT "$(cat "$STATE/bench/nginx/nginx.pid")" 2>/dev/null || true; fi
   stop_redis bench "$REDIS_PORT"; stop_postgres bench
 }
 trap cleanup EXIT
@@ -90,6 +91,30 @@ if part http; then
 wrk -t1 -c8 -d3s -s "$ROOT/scripts/bench/bearer.lua" http://127.0.0.1:18080/v1/me > /dev/null
 run_wrk identity-direct http://127.0.0.1:18081/v1/me
 run_wrk gateway http://127.0.0.1:18080/v1/me
+# The peer: nginx (Debian) proxying the same identity in the same run, keep-alive upstream connections, one worker
+# per core (the gateway runs one event loop per core); it checks no token and counts no limit.
+mkdir -p "$STATE/bench/nginx"
+cat > "$STATE/bench/nginx/nginx.conf" <<NGINX
+worker_processes auto;
+pid $STATE/bench/nginx/nginx.pid;
+error_log $STATE/bench/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $STATE/bench/nginx/body;
+  proxy_temp_path $STATE/bench/nginx/proxy;
+  upstream identity { server 127.0.0.1:18081; keepalive 64; }
+  server {
+    listen 127.0.0.1:18090;
+    location / { proxy_pass http://identity; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+NGINX
+NGINX_BIN="$(command -v nginx || echo /usr/sbin/nginx)"
+"$NGINX_BIN" -p "$STATE/bench/nginx" -c "$STATE/bench/nginx/nginx.conf"
+wait_http http://127.0.0.1:18090/health/live 10 || warn "nginx did not start"
+run_wrk nginx http://127.0.0.1:18090/v1/me
+"$NGINX_BIN" -p "$STATE/bench/nginx" -c "$STATE/bench/nginx/nginx.conf" -s stop || true
 # Unloaded latency (one connection): what the gateway hop itself adds.
 run_wrk identity-direct-1conn http://127.0.0.1:18081/v1/me 1
 run_wrk gateway-1conn http://127.0.0.1:18080/v1/me 1

@@ -32,7 +32,11 @@ ensure_packages() {
   command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
-  if [ "${1:-}" = "--bench" ]; then command -v wrk >/dev/null 2>&1 || missing+=(wrk); fi
+  if [ "${1:-}" = "--bench" ]; then
+    command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+    # The reverse proxy an operator would otherwise put in front: the gateway's peer in the HTTP benchmark.
+    command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+  fi
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]} (Debian packages)"
     as_root apt-get update -qq
