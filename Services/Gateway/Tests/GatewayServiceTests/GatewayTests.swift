@@ -65,7 +65,7 @@ struct Echo: Decodable {
 @Suite("Gateway")
 struct GatewayTests {
     func withGateway(_ extra: [String: String] = [:], _ body: @Sendable (any TestClientProtocol, FakeUpstream) async throws -> Void) async throws {
-        try await withTestGateway(.router, ["CONTENT_URL": "", "MEDIA_URL": "http://127.0.0.1:9", "UPSTREAM_TIMEOUT": "5"].merging(extra) { $1 }) { client, upstream, _ in
+        try await withTestGateway(.router, ["CONTENT_URL": "", "MEDIA_URL": "http://127.0.0.1:9"].merging(extra) { $1 }) { client, upstream, _ in
             try await body(client, upstream)
         }
     }
@@ -347,8 +347,10 @@ func withTestGateway(_ mode: TestingSetup, _ extra: [String: String] = [:],
     let upstream = try await FakeUpstream()
     try await LoopbackServer.run(router: upstream.router()) { port in
         let prefix = TestEnvironment.uniquePrefix()
+        // A generous upstream timeout: only the timeout test is about it, and a loaded machine must not turn the
+        // fake upstream's answer into a 504.
         var variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "error",
-                         "IDENTITY_URL": "http://127.0.0.1:\(port)", "HTTP_PORT": "0"]
+                         "IDENTITY_URL": "http://127.0.0.1:\(port)", "HTTP_PORT": "0", "UPSTREAM_TIMEOUT": "60"]
         for (name, value) in extra { variables[name] = value.isEmpty ? "http://127.0.0.1:\(port)" : value }
         let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
         try await app.test(mode) { client in try await body(client, upstream, StreamNames(prefix: prefix)) }
