@@ -13,12 +13,7 @@ struct FortunesController: Sendable {
     // MARK: Bodies
 
     struct ProfileRequest: Decodable {
-        struct Birth: Decodable {
-            var date: String?
-            var time: String?
-            var place: BirthData.Place?
-        }
-        var birth: Birth?
+        var birth: BirthBody?
         /// The device's IANA time zone (local days, reminder hours).
         var timeZone: String?
     }
@@ -118,9 +113,7 @@ struct FortunesController: Sendable {
         let user = try user(context)
         let body = try await request.decodeJSON(as: ProfileRequest.self, context: context)
         var v = FieldValidator()
-        v.check(body.birth != nil, "birth", "is required: {date, time (or null when unknown), place}")
-        v.check(body.birth == nil || body.birth?.date != nil, "birth.date", "is required (YYYY-MM-DD)")
-        v.check(body.birth == nil || body.birth?.place != nil, "birth.place", "is required: {id} from /v1/astrology/places, or {latitude, longitude, timeZone}")
+        BirthBody.check(body.birth, &v)
         if let zone = body.timeZone { v.check(TimeZoneName.isValid(zone), "timeZone", "must be an IANA time zone such as Europe/Rome") }
         else { v.fail("timeZone", "is required: the device's IANA time zone, such as Europe/Rome") }
         try v.validate()

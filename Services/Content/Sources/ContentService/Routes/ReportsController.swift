@@ -40,16 +40,11 @@ struct ReportsController: Sendable {
     }
 
     struct PurchaseRequest: Decodable {
-        struct Birth: Decodable {
-            var date: String?
-            var time: String?
-            var place: BirthData.Place?
-        }
         /// StoreKit 2's `Transaction.jwsRepresentation`.
         var transaction: String?
         var area: String?
         var language: String?
-        var birth: Birth?
+        var birth: BirthBody?
     }
 
     struct ReportBody: Encodable, Sendable {
@@ -119,10 +114,10 @@ struct ReportsController: Sendable {
         v.check(!(body.transaction ?? "").isEmpty, "transaction", "is required: StoreKit 2's Transaction.jwsRepresentation")
         let area = body.area.flatMap(LifeArea.init(rawValue:))
         v.check(area != nil, "area", "must be one of \(LifeArea.allCases.map(\.rawValue).joined(separator: ", "))")
-        Self.check(body.birth, &v)
+        BirthBody.check(body.birth, &v)
         try v.validate()
         guard let transaction = body.transaction, let area else { throw Problem.invalid([]) }
-        let birth = try Self.birth(body.birth)
+        let birth = try BirthBody.required(body.birth)
         let language = Self.language(request, body: body.language)
         let (report, created): (ReportRecord, Bool)
         do {
@@ -175,7 +170,7 @@ struct ReportsController: Sendable {
     }
 
     struct PDFRequest: Decodable {
-        var birth: PurchaseRequest.Birth?
+        var birth: BirthBody?
     }
 
     /// The report as an A4 PDF (FR-047) with its chart drawn: the app sends the chart's birth data again (the server
@@ -183,7 +178,7 @@ struct ReportsController: Sendable {
     @Sendable func pdf(_ request: Request, context: LanternRequestContext) async throws -> Response {
         let report = try await ready(context)
         let body = try await request.decodeJSON(as: PDFRequest.self, context: context)
-        let birth = try Self.birth(body.birth)
+        let birth = try BirthBody.required(body.birth)
         let data: Data
         do { data = try await reports.pdf(report, birth: birth) } catch let unavailable as AstrologyClient.Unavailable {
             context.logger.error("PDF not rendered: no chart", metadata: ["reason": "\(unavailable)"])
@@ -219,21 +214,6 @@ struct ReportsController: Sendable {
             birthTimeKnown: report.timeKnown, notes: notes, sections: report.sections,
             failure: report.status == .failed ? .init(reason: report.failure ?? "the report could not be written",
                                                        supportCode: report.supportCode ?? Reports.supportCode(report.id)) : nil)
-    }
-
-    /// The birth data of a chart: date, time (null when unknown) and place, each named when missing.
-    static func check(_ birth: PurchaseRequest.Birth?, _ v: inout FieldValidator) {
-        v.check(birth != nil, "birth", "is required: {date, time (or null when unknown), place}")
-        v.check(birth == nil || birth?.date != nil, "birth.date", "is required (YYYY-MM-DD)")
-        v.check(birth == nil || birth?.place != nil, "birth.place", "is required: {id} from /v1/astrology/places, or {latitude, longitude, timeZone}")
-    }
-
-    static func birth(_ birth: PurchaseRequest.Birth?) throws -> BirthData {
-        var v = FieldValidator()
-        check(birth, &v)
-        try v.validate()
-        guard let birth, let date = birth.date, let place = birth.place else { throw Problem.invalid([]) }
-        return BirthData(date: date, time: birth.time, place: place)
     }
 
     /// The request's language: the body's, else `Accept-Language`'s; anything but English or Ukrainian is English.
