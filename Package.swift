@@ -273,7 +273,7 @@ let package = Package(
             dependencies: ["ContentService", "LanternAppStore", "LanternContracts", crypto, "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport",
                            lifecycle, logging, httpClient, nioCore, nioFoundation,
                            .product(name: "NIOHTTP1", package: "swift-nio"),
-                           .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                           hummingbird, .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/lantern-bench",
             swiftSettings: strict

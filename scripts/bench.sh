@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: release build, a private PostgreSQL + Redis, identity and gateway with rate limits lifted, then
-#   1. GET /v1/me through the gateway and straight to identity (wrk, 64 connections),
+#   1. GET /v1/me through the gateway, through nginx and straight to identity (wrk, 64 connections), then
+#      instructions per proxied request of the gateway and of nginx (callgrind),
 #   2. the event bus (lantern-bench bus),
 #   3. resident memory of each idle executable,
 #   4. Pairly real-time (upload → WebSocket, idle sockets),
@@ -18,8 +19,9 @@ REDIS_PORT="${LANTERN_BENCH_REDIS_PORT:-63809}"
 DURATION="${BENCH_DURATION:-15s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-64}"
 OUT="$STATE/bench/results.txt"
-# BENCH_ONLY=realtime,push runs only those parts (http, bus, realtime, push, astrology, luckyday, astrosvitla); all by default.
-ONLY=",${BENCH_ONLY:-http,bus,realtime,push,astrology,luckyday,astrosvitla},"
+# BENCH_ONLY=realtime,push runs only those parts (http, instructions, bus, realtime, push, astrology, luckyday,
+# astrosvitla); all by default.
+ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astrosvitla},"
 part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
@@ -118,6 +120,60 @@ run_wrk nginx http://127.0.0.1:18090/v1/me
 # Unloaded latency (one connection): what the gateway hop itself adds.
 run_wrk identity-direct-1conn http://127.0.0.1:18081/v1/me 1
 run_wrk gateway-1conn http://127.0.0.1:18080/v1/me 1
+fi
+
+# Instructions per proxied request: the gateway and nginx each under callgrind (instruction counts do not move with
+# the machine's load as times do), 300 warm-up requests, then 1,000 GET /v1/me on one keep-alive connection; the
+# same time left idle afterwards is counted too and taken off (timers, rate-limit syncs).
+count_instructions() {
+  local name="$1" url="$2"; shift 2
+  local out="$STATE/bench/callgrind-$name"
+  rm -f "$out".*
+  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" "$@" > "$STATE/bench/valgrind-$name.log" 2>&1 &
+  local vg=$!
+  wait_http "$url/health/live" 300 || { warn "$name did not start under valgrind (see $STATE/bench/valgrind-$name.log)"; kill "$vg"; return; }
+  callgrind_control -i on "$vg" > /dev/null
+  python3 "$ROOT/scripts/bench/requests.py" "$url/v1/me" 300 > /dev/null
+  callgrind_control -z "$vg" > /dev/null
+  local run; run=$(python3 "$ROOT/scripts/bench/requests.py" "$url/v1/me" 1000)
+  callgrind_control -d busy "$vg" > /dev/null
+  sleep "$(sed 's/.*seconds=\([0-9.]*\).*/\1/' <<< "$run")"
+  callgrind_control -d idle "$vg" > /dev/null
+  kill -TERM "$vg"; wait "$vg" 2>/dev/null || true
+  local busy idle
+  busy=$(awk '/^summary:/ {print $2}' "$out.1"); idle=$(awk '/^summary:/ {print $2}' "$out.2")
+  echo "instructions.$name per-request=$(( (busy - idle) / 1000 )) $run" | tee -a "$OUT"
+}
+if part instructions; then
+say "instructions per proxied request (callgrind): gateway and nginx in front of the same identity"
+TOKEN=$(curl -fsS -X POST http://127.0.0.1:18081/v1/auth/device -H 'Content-Type: application/json' \
+  -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"luckyday\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])')
+# valgrind 3.19 cannot read Swift's DWARF 5 debug information (a stripped copy keeps the symbols), and needs the
+# sigsuspend shim (scripts/bench/sigsuspend-shim.c).
+strip --strip-debug -o "$STATE/bench/gateway-callgrind" "$BIN/gateway"
+mkdir -p "$STATE/bench/nginx"
+clang -shared -fPIC -O2 -o "$STATE/bench/sigsuspend-shim.so" "$ROOT/scripts/bench/sigsuspend-shim.c"
+HTTP_PORT=18085 LD_PRELOAD="$STATE/bench/sigsuspend-shim.so" count_instructions gateway http://127.0.0.1:18085 "$STATE/bench/gateway-callgrind"
+cat > "$STATE/bench/nginx/callgrind.conf" <<NGINX
+daemon off; master_process off; worker_processes 1;
+pid $STATE/bench/nginx/callgrind.pid;
+error_log $STATE/bench/nginx/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $STATE/bench/nginx/body;
+  proxy_temp_path $STATE/bench/nginx/proxy;
+  upstream identity { server 127.0.0.1:18081; keepalive 64; }
+  server {
+    listen 127.0.0.1:18091;
+    location / { proxy_pass http://identity; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+NGINX
+# The floor: a bare Hummingbird server answering /v1/me itself (no token, no upstream).
+strip --strip-debug -o "$STATE/bench/lantern-bench-callgrind" "$BIN/lantern-bench"
+LD_PRELOAD="$STATE/bench/sigsuspend-shim.so" count_instructions hummingbird-floor http://127.0.0.1:18086 "$STATE/bench/lantern-bench-callgrind" hello-server --port 18086
+count_instructions nginx http://127.0.0.1:18091 "$(command -v nginx || echo /usr/sbin/nginx)" -p "$STATE/bench/nginx" -c "$STATE/bench/nginx/callgrind.conf"
 fi
 
 if part bus; then

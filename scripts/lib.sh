@@ -36,6 +36,8 @@ ensure_packages() {
     command -v wrk >/dev/null 2>&1 || missing+=(wrk)
     # The reverse proxy an operator would otherwise put in front: the gateway's peer in the HTTP benchmark.
     command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+    # Instruction counts per proxied request (callgrind).
+    command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
   fi
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing ${missing[*]} (Debian packages)"

@@ -14,10 +14,13 @@ public struct LanternRequestContext: RequestContext, RemoteAddressRequestContext
     /// Set by `RequireAccessToken` once the bearer token checked out.
     public var auth: AccessClaims?
     public let remoteAddress: SocketAddress?
+    /// The event loop of the client's connection: work for this request done there needs no hop between threads.
+    public let eventLoop: any EventLoop
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress
+        self.eventLoop = source.channel.eventLoop
     }
 
     /// JSON bodies are small; endpoints taking uploads collect with their own limit.

@@ -17,6 +17,7 @@ public enum ServiceMain {
     ) async {
         if CommandLine.arguments.dropFirst().first == "--print-variables" { printVariables(name, configuration) }
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        LoggingSystem.bootstrap { label in LogLine(label: label) }
         do {
             let app = try await build(Configuration(settings: .environment()))
             try await app.runService()

@@ -41,6 +41,9 @@ public func buildGatewayApplication(
     clientConfiguration.tracing.tracer = nil  // no tracer is bootstrapped: skip the no-op span per request
     let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
     service.addService(HTTPClientLifecycle(client: httpClient))
+    // Proxied requests go through the gateway's own pooled client (`UpstreamClient`); the rest through `httpClient`.
+    let upstreamClient = UpstreamClient(group: MultiThreadedEventLoopGroup.singleton)
+    service.addService(upstreamClient)
 
     // Key-set fetches use the shared client: the proxy client's read timeout is the upstream timeout, which is
     // about API calls, not about fetching keys.
@@ -57,7 +60,7 @@ public func buildGatewayApplication(
         service.makeRouter(), configuration: configuration, routes: routes, verifier: verifier,
         proxy: ProxyMiddleware(routes: routes, operations: GatewayResources.operations, upstreams: configuration.upstreams, verifier: verifier,
                                limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger), counters: counters,
-                               client: httpClient, configuration: configuration),
+                               client: upstreamClient, configuration: configuration),
         upstreamHealth: { [readiness = service.readiness] in
             await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: readiness)
         }

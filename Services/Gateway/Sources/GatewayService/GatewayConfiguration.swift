@@ -10,7 +10,8 @@ public struct GatewayConfiguration: ServiceConfiguration {
     public var process: ProcessSettings
     public var redisURL: String
     public var streamPrefix: String
-    /// Base URL of each deployed service, by service name. Routes of services missing here answer 503.
+    /// Base URL of each deployed service, by service name (plain `http://`: services are reached inside the
+    /// deployment's network; TLS ends at the gateway). Routes of services missing here answer 503.
     public var upstreams: [String: URL]
     public var upstreamTimeout: TimeInterval
     public var maxBodyBytes: Int
@@ -34,9 +35,9 @@ public struct GatewayConfiguration: ServiceConfiguration {
         var upstreams: [String: URL] = [:]
         for (service, key) in Self.upstreamVariables {
             if service == "identity" {
-                upstreams[service] = try settings.url(key, default: IdentityEndpoint.localURL, schemes: ["http", "https"])
+                upstreams[service] = try settings.url(key, default: IdentityEndpoint.localURL, schemes: ["http"])
             } else if settings.string(key) != nil {
-                upstreams[service] = try settings.url(key, schemes: ["http", "https"])
+                upstreams[service] = try settings.url(key, schemes: ["http"])
             }
         }
         self.upstreams = upstreams

@@ -14,22 +14,57 @@ struct CanonicalPath: Sendable, Equatable {
     let path: String
 
     init(_ raw: String) throws(Problem) {
-        guard raw.first == "/" else { throw Self.invalid("The path must start with '/'.") }
-        var segments: [Substring] = []
-        for segment in raw.split(separator: "/", omittingEmptySubsequences: true) {
-            if segment.contains("%") { try Self.checkEncoding(segment) }
-            if segment == "." || segment == ".." || segment.contains("\\") {
-                throw Self.invalid("The path must not contain '.' or '..' segments or a backslash.")
+        var raw = raw
+        // `withUTF8` rethrows untyped errors: the closure hands back a `Result` instead.
+        path = try raw.withUTF8 { bytes in Result { () throws(Problem) -> String in
+            guard bytes.first == UInt8(ascii: "/") else { throw Self.invalid("The path must start with '/'.") }
+            // Runs on every request: bytes and ranges, no `String` per segment. Most paths are already canonical
+            // and come back as they are.
+            var segments: [Range<Int>] = []
+            segments.reserveCapacity(8)
+            var start = 1
+            for index in 1...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                if index > start { segments.append(start..<index) }
+                start = index + 1
             }
-            if (segment.removingPercentEncoding ?? String(segment)).lowercased() == "internal" { throw Problem.notFound("No route for this path.", code: "route_not_found") }
-            segments.append(segment)
+            for range in segments {
+                let segment = UnsafeBufferPointer(rebasing: bytes[range])
+                if segment.contains(UInt8(ascii: "%")) { try Self.checkEncoding(segment) }
+                if segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) || segment.contains(UInt8(ascii: "\\")) {
+                    throw Self.invalid("The path must not contain '.' or '..' segments or a backslash.")
+                }
+                if Self.isInternal(segment) { throw Problem.notFound("No route for this path.", code: "route_not_found") }
+            }
+            let canonicalLength = segments.reduce(0) { $0 + 1 + $1.count }
+            if canonicalLength == bytes.count { return String(decoding: bytes, as: UTF8.self) }
+            var canonical: [UInt8] = []
+            canonical.reserveCapacity(max(canonicalLength, 1))
+            for range in segments { canonical.append(UInt8(ascii: "/")); canonical.append(contentsOf: bytes[range]) }
+            if canonical.isEmpty { canonical.append(UInt8(ascii: "/")) }
+            return String(decoding: canonical, as: UTF8.self)
+        } }.get()
+    }
+
+    /// `internal` in any case, percent-encoded or not.
+    private static func isInternal(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        let word = Array("internal".utf8)
+        var matched = 0, i = 0
+        while i < segment.count {
+            var byte = segment[i]
+            if byte == UInt8(ascii: "%"), i + 2 < segment.count, let high = digit(segment[i + 1]), let low = digit(segment[i + 2]) {
+                byte = high << 4 | low
+                i += 3
+            } else {
+                i += 1
+            }
+            guard matched < word.count, (byte >= 0x41 && byte <= 0x5A ? byte + 32 : byte) == word[matched] else { return false }
+            matched += 1
         }
-        path = "/" + segments.joined(separator: "/")
+        return matched == word.count
     }
 
     /// Percent-encoding may spell letters and digits, never a separator, a dot or a control character.
-    private static func checkEncoding(_ segment: Substring) throws(Problem) {
-        let bytes = Array(segment.utf8)
+    private static func checkEncoding(_ bytes: UnsafeBufferPointer<UInt8>) throws(Problem) {
         var i = 0
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "%") {
@@ -44,7 +79,7 @@ struct CanonicalPath: Sendable, Equatable {
         }
     }
 
-    private static func hexValue(_ bytes: [UInt8], at index: Int) -> UInt8? {
+    private static func hexValue(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt8? {
         guard index + 1 < bytes.count, let high = digit(bytes[index]), let low = digit(bytes[index + 1]) else { return nil }
         return high << 4 | low
     }

@@ -25,7 +25,7 @@ struct ProxyMiddleware: RouterMiddleware {
     let verifier: AccessTokenVerifier
     let limiter: RateLimiter
     let counters: RateCounters
-    let client: HTTPClient
+    let client: UpstreamClient
     let configuration: GatewayConfiguration
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -80,67 +80,61 @@ struct ProxyMiddleware: RouterMiddleware {
         return context.remoteAddress?.ipAddress ?? "unknown"
     }
 
-    static let bufferedResponseLimit = 256 * 1024
-
     static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                                         "transfer-encoding", "upgrade", "host", "content-length"]
 
     func forward(_ request: Request, path: String, context: Context, to upstream: URL, service: String, clientAddress: String) async throws -> Response {
-        let query = request.uri.query.map { "?" + $0 } ?? ""
-        var outbound = HTTPClientRequest(url: upstream.absoluteString.trimmingSuffix("/") + path + query)
-        outbound.method = HTTPMethod(rawValue: request.method.rawValue)
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headers.count + 4)
+        headers.add(name: "Host", value: upstream.port.map { "\(upstream.host ?? ""):\($0)" } ?? (upstream.host ?? ""))
         for field in request.headers where !Self.hopByHop.contains(field.name.canonicalName) && field.name != .xForwardedFor {
-            outbound.headers.add(name: field.name.rawName, value: field.value)
+            headers.add(name: field.name.rawName, value: field.value)
         }
         let peer = context.remoteAddress?.ipAddress ?? clientAddress
-        let forwardedFor = configuration.trustForwardedFor ? [request.headers[.xForwardedFor], peer].compactMap { $0 }.joined(separator: ", ") : peer
-        outbound.headers.replaceOrAdd(name: "X-Forwarded-For", value: forwardedFor)
-        outbound.headers.replaceOrAdd(name: "X-Request-Id", value: context.requestID)
+        headers.add(name: "X-Forwarded-For",
+                    value: configuration.trustForwardedFor ? [request.headers[.xForwardedFor], peer].compactMap { $0 }.joined(separator: ", ") : peer)
+        headers.add(name: "X-Request-Id", value: context.requestID)
+        var body: ByteBuffer?
         if ![.get, .head, .delete, .options].contains(request.method) || request.headers[.contentLength] != nil {
             var request = request
-            outbound.body = .bytes(try await request.collectBody(limit: configuration.maxBodyBytes))
+            body = try await request.collectBody(limit: configuration.maxBodyBytes)
         }
-        let response: HTTPClientResponse
+        if let body { headers.add(name: "Content-Length", value: String(body.readableBytes)) }
+        let basePath = upstream.path.hasSuffix("/") ? String(upstream.path.dropLast()) : upstream.path
+        let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue),
+                                   uri: basePath + path + (request.uri.query.map { "?" + $0 } ?? ""), headers: headers)
+        let response: UpstreamResponse
         do {
-            response = try await client.execute(outbound, deadline: .now() + .milliseconds(Int64(configuration.upstreamTimeout * 1000)))
+            response = try await client.execute(UpstreamRequest(head: head, body: body), host: upstream.host ?? "127.0.0.1",
+                                                port: upstream.port ?? 80, on: context.eventLoop,
+                                                deadline: .now() + .milliseconds(Int64(configuration.upstreamTimeout * 1000)))
         } catch {
             throw Self.problem(for: error, service: service, logger: context.logger)
         }
-        var headers = HTTPFields()
-        for (name, value) in response.headers where !Self.hopByHop.contains(name.lowercased()) {
-            if let fieldName = HTTPField.Name(name) { headers.append(HTTPField(name: fieldName, value: value)) }
+        var fields = HTTPFields()
+        fields.reserveCapacity(response.head.headers.count)
+        for (name, value) in response.head.headers where !Self.hopByHop.contains(name.lowercased()) || name.lowercased() == "content-length" {
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }
-        let status = HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase)
-        // Small bodies of known length (almost every API answer) are read whole and written in one go: streaming
-        // them costs several cross-thread hand-offs per response. Large or unknown-length bodies stream.
-        if let text = response.headers.first(name: "content-length"), let length = Int(text) {
-            headers[.contentLength] = text
-            if length <= Self.bufferedResponseLimit {
-                do {
-                    let body = try await response.body.collect(upTo: length)
-                    return Response(status: status, headers: headers, body: .init(byteBuffer: body))
-                } catch {
-                    throw Self.problem(for: error, service: service, logger: context.logger)
-                }
-            }
+        let status = HTTPResponse.Status(code: Int(response.head.status.code), reasonPhrase: response.head.status.reasonPhrase)
+        switch response.body {
+        case .buffered(let body):
+            return Response(status: status, headers: fields, body: .init(byteBuffer: body))
+        case .stream(let chunks):
+            return Response(status: status, headers: fields, body: ResponseBody(asyncSequence: chunks))
         }
-        return Response(status: status, headers: headers, body: ResponseBody(asyncSequence: response.body))
     }
 
-    /// Down → 503, too slow → 504, anything else broken on the way → 502. Never a hang.
+    /// Down → 503, too slow → 504, anything else broken on the way → 502 (with the cause in the log). Never a hang.
     static func problem(for error: any Error, service: String, logger: Logger) -> Problem {
         logger.warning("upstream failed", metadata: ["service": "\(service)", "error": "\(String(reflecting: error))"])
-        if let error = error as? HTTPClientError {
-            if error == .deadlineExceeded || error == .readTimeout {
-                return Problem(status: 504, code: "upstream_timeout", title: "Gateway timeout", detail: "\(service) did not answer in time.")
-            }
-            if error == .connectTimeout {
-                return Problem(status: 503, code: "upstream_unavailable", title: "Service unavailable", detail: "\(service) is not reachable.")
-            }
-        }
-        if error is NIOConnectionError || (error as? IOError).map({ [ECONNREFUSED, ECONNRESET, EHOSTUNREACH].contains($0.errnoCode) }) == true
-            || String(describing: error).contains("connectTimeout") || String(describing: error).contains("onnection refused") {
+        switch error as? UpstreamError {
+        case .timedOut:
+            return Problem(status: 504, code: "upstream_timeout", title: "Gateway timeout", detail: "\(service) did not answer in time.")
+        case .connectFailed:
             return Problem(status: 503, code: "upstream_unavailable", title: "Service unavailable", detail: "\(service) is not reachable.")
+        case .closedBeforeAnswer, .brokenAnswer, nil:
+            break
         }
         return Problem(status: 502, code: "bad_gateway", title: "Bad gateway", detail: "\(service) gave no usable answer.")
     }

@@ -1,0 +1,193 @@
+@testable import GatewayService
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Testing
+
+/// A bare HTTP/1.1 server on loopback whose answers are chosen by path, to put the proxy's client through what real
+/// services do to it: keep-alive, long streamed bodies, closing connections, hanging half-way.
+final class ScriptedUpstream: Sendable {
+    let connections = HitCounter()
+    let channel: any Channel
+
+    init() async throws {
+        let accepted = connections
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                accepted.increment()
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Script(connections: accepted))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    var port: Int { channel.localAddress?.port ?? 0 }
+    func close() async { try? await channel.close() }
+
+    final class Script: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let connections: HitCounter
+        var head: HTTPRequestHead?
+        var body = 0
+        init(connections: HitCounter) { self.connections = connections }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head): self.head = head; body = 0
+            case .body(let chunk): body += chunk.readableBytes
+            case .end: if let head { answer(head, context: context) }
+            }
+        }
+
+        func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+            switch head.uri {
+            case "/big":
+                // 1 MiB in 64 KiB chunks, no length: the client must stream it.
+                write(context, status: .ok, headers: ["Transfer-Encoding": "chunked"], end: false)
+                for index in 0..<16 {
+                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(repeating: UInt8(65 + index), count: 64 * 1024)))), promise: nil)
+                }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            case "/close":
+                write(context, status: .ok, headers: ["Connection": "close", "Content-Length": "3"], body: "bye")
+                context.close(promise: nil)
+            case "/drop":
+                context.close(promise: nil)
+            case "/hang":
+                // Half an answer, then nothing.
+                write(context, status: .ok, headers: ["Content-Length": "10"], end: false)
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "12345")))), promise: nil)
+            case _ where head.method == .HEAD:
+                write(context, status: .ok, headers: ["Content-Length": "42"])
+            case "/connections":
+                write(context, status: .ok, body: "\(connections.value)")
+            default:
+                write(context, status: .ok, body: "\(head.method.rawValue) \(head.uri) \(body) \(head.headers.first(name: "host") ?? "-")")
+            }
+        }
+
+        func write(_ context: ChannelHandlerContext, status: HTTPResponseStatus, headers: HTTPHeaders = [:], body: String? = nil, end: Bool = true) {
+            var headers = headers
+            if let body, !headers.contains(name: "content-length") { headers.add(name: "Content-Length", value: String(body.utf8.count)) }
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+            if let body { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil) }
+            if end { context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil) } else { context.flush() }
+        }
+    }
+}
+
+@Suite("Upstream client")
+struct UpstreamClientTests {
+    let loop = MultiThreadedEventLoopGroup.singleton.next()
+
+    func withUpstream(_ configuration: UpstreamClient.Configuration = .init(),
+                      _ body: (UpstreamClient, ScriptedUpstream) async throws -> Void) async throws {
+        let upstream = try await ScriptedUpstream()
+        let client = UpstreamClient(group: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        do {
+            try await body(client, upstream)
+        } catch {
+            await upstream.close()
+            throw error
+        }
+        await upstream.close()
+    }
+
+    func send(_ client: UpstreamClient, _ upstream: ScriptedUpstream, _ path: String, method: HTTPMethod = .GET, body: String? = nil,
+              timeout: TimeAmount = .seconds(30)) async throws -> (HTTPResponseHead, String) {
+        var headers: HTTPHeaders = ["Host": "upstream"]
+        if let body { headers.add(name: "Content-Length", value: String(body.utf8.count)) }
+        let response = try await client.execute(
+            UpstreamRequest(head: HTTPRequestHead(version: .http1_1, method: method, uri: path, headers: headers), body: body.map { ByteBuffer(string: $0) }),
+            host: "127.0.0.1", port: upstream.port, on: loop, deadline: .now() + timeout)
+        switch response.body {
+        case .buffered(let buffer):
+            return (response.head, String(buffer: buffer))
+        case .stream(let chunks):
+            var text = ""
+            for try await chunk in chunks { text += String(buffer: chunk) }
+            return (response.head, text)
+        }
+    }
+
+    @Test("requests reuse one keep-alive connection; method, path, body and Host reach the service")
+    func keepAlive() async throws {
+        try await withUpstream { (client: UpstreamClient, upstream: ScriptedUpstream) async throws in
+            for index in 0..<20 {
+                let (head, text) = try await send(client, upstream, "/echo?n=\(index)", method: .POST, body: "hello")
+                #expect(head.status == .ok)
+                #expect(text == "POST /echo?n=\(index) 5 upstream")
+            }
+            #expect(try await send(client, upstream, "/connections").1 == "1")
+        }
+    }
+
+    @Test("an answer of unknown length streams whole (1 MiB in order)")
+    func streaming() async throws {
+        try await withUpstream { (client: UpstreamClient, upstream: ScriptedUpstream) async throws in
+            let (head, text) = try await send(client, upstream, "/big")
+            #expect(head.status == .ok)
+            #expect(text.utf8.count == 1 << 20)
+            #expect(Array(text.utf8).enumerated().allSatisfy { $0.element == UInt8(65 + $0.offset / (64 * 1024)) })
+            // The connection is whole after a streamed answer and carries the next request.
+            #expect(try await send(client, upstream, "/after").1 == "GET /after 0 upstream")
+        }
+    }
+
+    @Test("a service that closes after answering, or drops the connection, costs no request that could be sent again")
+    func closedConnections() async throws {
+        try await withUpstream { (client: UpstreamClient, upstream: ScriptedUpstream) async throws in
+            #expect(try await send(client, upstream, "/close").1 == "bye")
+            #expect(try await send(client, upstream, "/next").1 == "GET /next 0 upstream")
+            await #expect(throws: UpstreamError.self) { _ = try await send(client, upstream, "/drop") }
+            #expect(try await send(client, upstream, "/again").1 == "GET /again 0 upstream")
+        }
+    }
+
+    @Test("an answer that stops half-way is cut at the deadline; nothing listening is connectFailed")
+    func failures() async throws {
+        try await withUpstream { (client: UpstreamClient, upstream: ScriptedUpstream) async throws in
+            await #expect(throws: UpstreamError.timedOut) { _ = try await send(client, upstream, "/hang", timeout: .milliseconds(300)) }
+            #expect(try await send(client, upstream, "/fine").1 == "GET /fine 0 upstream")
+        }
+        let client = UpstreamClient(group: MultiThreadedEventLoopGroup.singleton)
+        let nobody = try await ScriptedUpstream()
+        let port = nobody.port
+        await nobody.close()
+        await #expect {
+            _ = try await client.execute(UpstreamRequest(head: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"), body: nil),
+                                         host: "127.0.0.1", port: port, on: loop, deadline: .now() + .seconds(30))
+        } throws: { error in
+            if case UpstreamError.connectFailed = error { return true }
+            return false
+        }
+    }
+
+    @Test("more concurrent requests than connections wait for one to come free")
+    func waiting() async throws {
+        var configuration = UpstreamClient.Configuration()
+        configuration.maxConnectionsPerLoop = 2
+        try await withUpstream(configuration) { (client: UpstreamClient, upstream: ScriptedUpstream) async throws in
+            let texts = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<12 { group.addTask { try await send(client, upstream, "/n\(index)").1 } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(texts) == Set((0..<12).map { "GET /n\($0) 0 upstream" }))
+            #expect(try await send(client, upstream, "/connections").1 == "2")
+        }
+    }
+
+    @Test("HEAD gets the head alone, even with a Content-Length")
+    func head() async throws {
+        try await withUpstream { (client: UpstreamClient, upstream: ScriptedUpstream) async throws in
+            let (head, text) = try await send(client, upstream, "/x", method: .HEAD)
+            #expect(head.status == .ok)
+            #expect(text.isEmpty)
+            #expect(try await send(client, upstream, "/y").1 == "GET /y 0 upstream")
+        }
+    }
+}
