@@ -197,7 +197,8 @@ let package = Package(
         .target(
             name: "LanternHTTP",
             dependencies: ["LanternContracts", "LanternCore", "LanternTokens", hummingbird, httpTypes, httpClient,
-                           metrics, prometheus, lifecycle, logging, nioCore, nioPosix, nioFoundation],
+                           metrics, prometheus, lifecycle, logging, nioCore, nioPosix, nioFoundation,
+                           .product(name: "NIOHTTP1", package: "swift-nio")],
             path: "Shared/LanternHTTP",
             swiftSettings: strict
         ),

@@ -3,10 +3,12 @@ import Hummingbird
 import LanternCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Turns every error into an RFC 9457 `application/problem+json` response.
 ///
-/// Known client mistakes (`Problem`, Hummingbird's `HTTPError`, any `ProblemConvertible` such as a refused token)
+/// Known client mistakes (`Problem`, Hummingbird's `HTTPError`, any `ProblemConvertible` such as a refused token,
+/// HTTP framing the parser refused)
 /// keep their 4xx status; anything else is logged with the request id and answered with a generic 500 that leaks
 /// nothing.
 public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -33,6 +35,9 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return convertible.problem
         case is NIOTooManyBytesError:
             return .tooLarge("The request body is too large.")
+        case let parserError as HTTPParserError:
+            // Broken framing of the body (a chunk size that overflows, `Transfer-Encoding: xchunked`): the client's.
+            return .badRequest("The request is not valid HTTP/1.1 (\(parserError)).", code: "malformed_request")
         case let httpError as HTTPError:
             let status = Int(httpError.status.code)
             switch status {

@@ -65,8 +65,11 @@ public func buildGatewayApplication(
             await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: readiness)
         }
     )
+    let limits = ConnectionLimits(headerTimeout: .nanoseconds(Int64(configuration.headerTimeout * 1e9)),
+                                  maxConnectionsPerAddress: configuration.maxConnectionsPerAddress)
     return service.application(router: router, server: .gateway(
-        configuration: .init(maxFrameSize: SocketIOConnections.maxPayload, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10))
+        configuration: .init(maxFrameSize: SocketIOConnections.maxPayload, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)),
+        limits: limits, idleTimeout: .nanoseconds(Int64(configuration.idleTimeout * 1e9))
     ) { request, _, _ in
         if SocketIOConnections.isSocketIO(URLComponents(string: request.path ?? "")) { return .upgrade([:], socketIO.handler()) }
         return try await realtime.shouldUpgrade(request)

@@ -21,6 +21,12 @@ public struct GatewayConfiguration: ServiceConfiguration {
     public var codeGuessLimitPerMinute: Int
     /// Take the client address from `X-Forwarded-For` (only behind a load balancer that sets it).
     public var trustForwardedFor: Bool
+    /// A new connection must send its first request head within this many seconds.
+    public var headerTimeout: TimeInterval
+    /// A connection left idle between requests is closed after this many seconds.
+    public var idleTimeout: TimeInterval
+    /// Open connections from one client address (0: no cap).
+    public var maxConnectionsPerAddress: Int
 
     /// Service name → the setting holding its URL (`identity.url` is `IDENTITY_URL`), for every service the route
     /// table forwards to.
@@ -47,5 +53,8 @@ public struct GatewayConfiguration: ServiceConfiguration {
         userLimitPerMinute = try settings.int("rate.limit.user.per.minute", default: 600, range: 1...10_000_000)
         codeGuessLimitPerMinute = try settings.int("rate.limit.code.guess.per.minute", default: 10, range: 1...10_000)
         trustForwardedFor = try settings.bool("trust.forwarded.for", default: false)
+        headerTimeout = try settings.seconds("gateway.header.timeout", default: 10, range: 0.1...300)
+        idleTimeout = try settings.seconds("gateway.idle.timeout", default: 60, range: 1...3600)
+        maxConnectionsPerAddress = try settings.int("gateway.max.connections.per.address", default: 512, range: 0...1_000_000)
     }
 }

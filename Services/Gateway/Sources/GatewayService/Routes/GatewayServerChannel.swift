@@ -6,21 +6,39 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
-/// The gateway's HTTP/1 server channel: Hummingbird's WebSocket-upgrade channel with `UpgradeRequestFilter` in front
-/// of NIO's upgrade handler.
+/// The gateway's HTTP/1 server channel: Hummingbird's WebSocket-upgrade channel, with the gateway's own handlers in
+/// front of NIO's upgrade handler.
 ///
-/// Why: NIO's typed upgrade handler does not keep the head of a request that names an `Upgrade` it then finds no
-/// upgrader for (an incomplete WebSocket handshake, `Upgrade: h2c`): the request vanishes and the connection gets
-/// no answer (seen with schemathesis on `/v1/realtime`, and with `curl --http2`). Such a request is plain HTTP to
-/// the gateway, so the filter takes its `Upgrade` away before that handler sees it.
+/// Why each one:
+/// - `UpgradeRequestFilter`: NIO's typed upgrade handler does not keep the head of a request that names an `Upgrade`
+///   it then finds no upgrader for (an incomplete WebSocket handshake, `Upgrade: h2c`): the request vanishes and the
+///   connection gets no answer. Such a request is plain HTTP to the gateway, so the filter takes its `Upgrade` away.
+/// - `MalformedRequestAnswer`: the upgrade channel turns NIO's protocol error handling off (Hummingbird's own takes
+///   over only after the first request), so bytes that are not HTTP got no answer and the connection stayed open.
+/// - `ConnectionGuard`: a connection must send its first request head within `headerTimeout` (Hummingbird's idle
+///   timeout only starts after the first request), and one address holds at most `maxConnectionsPerAddress`.
 struct GatewayServerChannel: ServerChildChannel {
     let inner: HTTP1WebSocketUpgradeChannel
+    let limits: ConnectionLimits
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
-        inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        var admitted = true
+        if let address = channel.remoteAddress?.ipAddress {
+            admitted = limits.admit(address)
+            if admitted { channel.closeFuture.whenComplete { _ in limits.release(address) } }
+        }
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            if !admitted {
+                // Over the per-address cap: a 503 in front of everything, then the door shut.
+                try channel.pipeline.syncOperations.addHandler(RefuseConnection(), position: .first)
+                return value
+            }
             let upgrade = try channel.pipeline.syncOperations.handler(
                 type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
+            try channel.pipeline.syncOperations.addHandler(MalformedRequestAnswer(), position: .before(upgrade))
+            try channel.pipeline.syncOperations.addHandler(ConnectionGuard(headerTimeout: limits.headerTimeout), position: .before(upgrade))
             try channel.pipeline.syncOperations.addHandler(UpgradeRequestFilter(), position: .before(upgrade))
             return value
         }
@@ -31,15 +49,149 @@ struct GatewayServerChannel: ServerChildChannel {
     }
 }
 
+/// How long and how many connections the gateway keeps (`GATEWAY_HEADER_TIMEOUT`, `GATEWAY_IDLE_TIMEOUT`,
+/// `GATEWAY_MAX_CONNECTIONS_PER_ADDRESS`), and the count of open connections per client address.
+final class ConnectionLimits: Sendable {
+    let headerTimeout: TimeAmount
+    let maxConnectionsPerAddress: Int
+    private let open = Mutex<[String: Int]>([:])
+
+    init(headerTimeout: TimeAmount, maxConnectionsPerAddress: Int) {
+        self.headerTimeout = headerTimeout
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+    }
+
+    /// Counts a new connection from `address`; false (not counted) when the address is at its cap. 0: no cap.
+    func admit(_ address: String) -> Bool {
+        open.withLock { open in
+            let current = open[address, default: 0]
+            if maxConnectionsPerAddress > 0 && current >= maxConnectionsPerAddress { return false }
+            open[address] = current + 1
+            return true
+        }
+    }
+
+    func release(_ address: String) {
+        open.withLock { open in
+            let left = open[address, default: 1] - 1
+            open[address] = left > 0 ? left : nil
+        }
+    }
+
+    func count(_ address: String) -> Int { open.withLock { $0[address, default: 0] } }
+}
+
+/// Answers a connection over its address's cap with a 503 problem and closes it, reading nothing.
+final class RefuseConnection: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    static let body = #"{"type":"https://lantern.dev/problems/too-many-connections","title":"Too many connections","status":503,"#
+        + #""code":"too_many_connections","detail":"This address has too many connections open to the gateway."}"#
+    static let answer = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 10\r\n"
+        + "Content-Type: application/problem+json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { refuse(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) { refuse(context) }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+    private func refuse(_ context: ChannelHandlerContext) {
+        context.writeAndFlush(NIOAny(ByteBuffer(string: Self.answer))).whenComplete { _ in context.close(promise: nil) }
+    }
+}
+
+/// Closes a connection whose first request head has not arrived within `headerTimeout` of its opening (a slow or
+/// silent client holding a descriptor). Once a head has arrived it leaves the pipeline: from then on Hummingbird's
+/// idle timeout closes connections left idle between requests.
+final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    let headerTimeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+
+    init(headerTimeout: TimeAmount) { self.headerTimeout = headerTimeout }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: headerTimeout) { channel.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+        if case .head = unwrapInboundIn(data) {
+            deadline?.cancel()
+            deadline = nil
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+    }
+}
+
+/// Answers bytes that are not HTTP (an unknown method, a bad version, NUL or CR inside a header, a header block over
+/// the limit, broken chunked framing) with a 400 problem — 431 for oversize headers — and closes the connection, as
+/// RFC 9112 §2.2 allows once a message cannot be framed.
+final class MalformedRequestAnswer: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// A response has begun and not ended: no second one can be written on this connection.
+    private var responding = false
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        guard !responding else {
+            context.close(promise: nil)
+            return
+        }
+        let tooLarge = parserError == .headerOverflow
+        let body = ByteBuffer(string: #"{"type":"https://lantern.dev/problems/\#(tooLarge ? "headers-too-large" : "malformed-request")","title":"\#(tooLarge ? "Request header fields too large" : "Bad request")","status":\#(tooLarge ? 431 : 400),"code":"\#(tooLarge ? "headers_too_large" : "malformed_request")","detail":"The request is not valid HTTP/1.1 (\#(parserError))."}"#)
+        let head = HTTPResponseHead(version: .http1_1, status: tooLarge ? .requestHeaderFieldsTooLarge : .badRequest,
+                                    headers: ["Connection": "close", "Content-Type": "application/problem+json",
+                                              "Content-Length": String(body.readableBytes)])
+        responding = true
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status.code >= 200 || head.status.code == 101: responding = true
+        case .end: responding = false
+        default: break
+        }
+        context.write(data, promise: promise)
+    }
+}
+
 extension HTTPServerBuilder {
     /// `http1WebSocketUpgrade` through `GatewayServerChannel`.
     static func gateway(
         configuration: WebSocketServerConfiguration,
+        limits: ConnectionLimits,
+        idleTimeout: TimeAmount,
         shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) async throws
             -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>
     ) -> HTTPServerBuilder {
         .init { responder in
-            GatewayServerChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration, shouldUpgrade: shouldUpgrade))
+            GatewayServerChannel(
+                inner: HTTP1WebSocketUpgradeChannel(responder: responder,
+                                                    configuration: .init(http1: .init(idleTimeout: idleTimeout), ws: configuration),
+                                                    shouldUpgrade: shouldUpgrade),
+                limits: limits)
         }
     }
 }
