@@ -28,6 +28,12 @@ struct DeviceSignInTests {
     @Test("bad sign-in input is a 4xx problem naming the field", arguments: [
         (#"{"deviceId":"short","app":"luckyday"}"#, 422, "validation_failed", "deviceId"),
         (#"{"deviceId":"00000000-0000-0000-0000-000000000000","app":"luckyday"}"#, 422, "validation_failed", "deviceId"),
+        // Ids that are not random: a repeated pattern, a counted sequence, a time-based UUID, a v4-shaped pattern.
+        (#"{"deviceId":"abcdeabcdeabcdeabcdeabcdeabcde","app":"luckyday"}"#, 422, "validation_failed", "deviceId"),
+        (#"{"deviceId":"0123456789abcdefghijklmnopqrstuv","app":"luckyday"}"#, 422, "validation_failed", "deviceId"),
+        (#"{"deviceId":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab","app":"luckyday"}"#, 422, "validation_failed", "deviceId"),
+        (#"{"deviceId":"c232ab00-9414-11ec-b3c8-9f6bdeced846","app":"luckyday"}"#, 422, "validation_failed", "deviceId"),
+        (#"{"deviceId":"11111111-1111-4111-8111-111111111111","app":"luckyday"}"#, 422, "validation_failed", "deviceId"),
         (#"{"deviceId":"3f2b8a1e-4c5d-4e6f-8a9b-0c1d2e3f4a5b","app":"tinder"}"#, 422, "validation_failed", "app"),
         (#"{"app":"luckyday"}"#, 422, "validation_failed", "deviceId"),
         (#"{"deviceId":42,"app":"luckyday"}"#, 422, "validation_failed", "deviceId"),
@@ -41,6 +47,21 @@ struct DeviceSignInTests {
         try await IdentityHarness.run { h in
             let response = try await h.request(.post, "/v1/auth/device", json: body)
             response.expectProblem(status, code, field: field)
+        }
+    }
+
+    @Test("random ids of every accepted form sign in: UUID v4, 22 base64url characters, 32 hex digits")
+    func randomIDs() async throws {
+        try await IdentityHarness.run { h in
+            for _ in 0..<20 {
+                let bytes = (0..<16).map { _ in UInt8.random(in: 0...255) }
+                let base64url = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                    .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+                for id in [UUID().uuidString, base64url, bytes.map { String(format: "%02x", $0) }.joined()] {
+                    let response = try await h.request(.post, "/v1/auth/device", json: #"{"deviceId":"\#(id)","app":"luckyday"}"#)
+                    #expect(response.status == .created, "\(id)")
+                }
+            }
         }
     }
 
@@ -72,6 +93,12 @@ struct DeviceSignInTests {
             #expect(renamed?.data["displayName"]?.stringValue == "Оля 🌙")
 
             try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"displayName":"   "}"#).expectProblem(422, "validation_failed", field: "displayName")
+            // One letter under 32,740 combining marks, and a name of fillers only (VisibleText).
+            try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"displayName":"a\#(String(repeating: "\u{0301}", count: 32_740))"}"#)
+                .expectProblem(422, "validation_failed", field: "displayName")
+            try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"displayName":"\#u{3164}"}"#)
+                .expectProblem(422, "validation_failed", field: "displayName")
+            #expect(try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"displayName":"👩‍💻 Ada"}"#).status == .ok)
             try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"displayName":"\#(String(repeating: "x", count: 41))"}"#)
                 .expectProblem(422, "validation_failed", field: "displayName")
             try await h.request(.patch, "/v1/me", token: tokens.accessToken, json: #"{"timeZone":"Mars/Olympus"}"#).expectProblem(422, "validation_failed", field: "timeZone")

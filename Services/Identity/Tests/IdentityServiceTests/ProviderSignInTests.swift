@@ -59,6 +59,20 @@ struct ProviderSignInTests {
                 let forged = try await provider.idToken(key: otherKey, claims: FakeIdentityProvider.googleClaims(sub: "g", audience: Self.audience, now: now))
                 try await h.request(.post, "/v1/auth/google", json: body(forged)).expectProblem(401, "invalid_id_token")
 
+                // An empty subject, and an audience list naming us without (or with another) authorized party.
+                let noSubject = try await provider.idToken(key: key, claims: FakeIdentityProvider.googleClaims(sub: "", audience: Self.audience, now: now))
+                try await h.request(.post, "/v1/auth/google", json: body(noSubject)).expectProblem(401, "invalid_id_token")
+                var shared = FakeIdentityProvider.googleClaims(sub: "g", audience: Self.audience, now: now)
+                shared["aud"] = ["other-app.apps.googleusercontent.com", Self.audience]
+                let noParty = try await provider.idToken(key: key, claims: shared)
+                try await h.request(.post, "/v1/auth/google", json: body(noParty)).expectProblem(401, "invalid_id_token")
+                shared["azp"] = "other-app.apps.googleusercontent.com"
+                let otherParty = try await provider.idToken(key: key, claims: shared)
+                try await h.request(.post, "/v1/auth/google", json: body(otherParty)).expectProblem(401, "invalid_id_token")
+                shared["azp"] = Self.audience
+                let ourParty = try await provider.idToken(key: key, claims: shared)
+                #expect(try await h.request(.post, "/v1/auth/google", json: body(ourParty)).status == .created)
+
                 try await h.request(.post, "/v1/auth/google", json: body("garbage")).expectProblem(401, "malformed_token")
                 try await h.request(.post, "/v1/auth/google", json: #"{"app":"pairly"}"#).expectProblem(422, "validation_failed", field: "idToken")
             }

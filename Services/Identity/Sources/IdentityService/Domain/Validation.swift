@@ -4,13 +4,45 @@ import LanternCore
 
 /// The device id an app keeps in its keychain: a bearer secret, so it must carry enough randomness.
 enum DeviceSecret {
+    /// A UUID v4 (122 random bits: what `UUID()` makes on iOS and Android), or 22–128 characters of base64url or hex
+    /// (≥ 128 bits). Ids that are obviously not random are refused: a repeated pattern (`abcdeabcde…`), a run of
+    /// consecutive characters (`0123456789abcdef…`), or too few distinct characters for their length. A random id
+    /// fails these with a probability below 10⁻⁹; they stop ids typed or derived by hand, not a determined
+    /// attacker who can pick any secret for an account that is theirs anyway.
     static func isAcceptable(_ id: String) -> Bool {
+        let characters: [UInt8]
         if let uuid = UUID(uuidString: id) {
-            return uuid != UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+            let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+            guard bytes[6] >> 4 == 4, bytes[8] >> 6 == 0b10 else { return false }  // version 4, RFC 9562 variant
+            characters = Array(uuid.uuidString.lowercased().utf8.filter { $0 != UInt8(ascii: "-") })
+        } else {
+            guard (22...128).contains(id.utf8.count), id.utf8.allSatisfy({ isBase64URL($0) }) else { return false }
+            characters = Array(id.utf8)
         }
-        // base64url or hex of ≥ 128 bits; a run of one repeated character is obviously not random.
-        guard (22...128).contains(id.count), Set(id).count > 4 else { return false }
-        return id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }
+        return looksRandom(characters)
+    }
+
+    static func isBase64URL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"): true
+        default: false
+        }
+    }
+
+    static func looksRandom(_ characters: [UInt8]) -> Bool {
+        let count = characters.count
+        // A period shorter than half the length: the id repeats itself.
+        for period in 1...max(1, count / 2) where (period..<count).allSatisfy({ characters[$0] == characters[$0 - period] }) {
+            return false
+        }
+        // Steps of ±1 between neighbours in two thirds of the places or more: a counted sequence (32 random hex
+        // digits: probability ≈ 10⁻¹³).
+        let steps = zip(characters, characters.dropFirst()).filter { abs(Int($0) - Int($1)) == 1 }.count
+        if steps * 3 >= (count - 1) * 2 { return false }
+        // Distinct characters: 32 random hex digits show about 14 (6 or fewer: probability ≈ 2 × 10⁻¹⁰), 22 random
+        // base64url characters about 18.
+        return Set(characters).count >= min(7, count / 3)
     }
 
     /// Stored form: SHA-256, so a database leak does not hand out working device credentials.
@@ -21,18 +53,14 @@ enum DeviceSecret {
 }
 
 enum DisplayName {
-    /// 1–40 visible characters after trimming; no control characters.
+    /// 1–40 visible characters and at most 200 bytes after trimming (`VisibleText`): shown to the partner, pushed in
+    /// notifications, carried in real-time frames.
+    static let limits = VisibleText.Limits(maxCharacters: 40, maxBytes: 200)
+
     static func validate(_ raw: String) -> Result<String, FieldMessage> {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.isEmpty { return .failure("must contain at least one visible character") }
-        if trimmed.count > 40 { return .failure("must be at most 40 characters") }
-        if trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) || $0.properties.generalCategory == .format && $0 != "\u{200D}" }) {
-            return .failure("must not contain control or invisible formatting characters")
-        }
-        return .success(trimmed)
+        VisibleText.validate(raw, limits).mapError { FieldMessage(stringLiteral: $0.description) }
     }
 }
-
 
 enum Locales {
     /// BCP 47 shape: a 2–3 letter language, then optional subtags (`en`, `uk`, `vi-VN`, `zh-Hant-TW`).

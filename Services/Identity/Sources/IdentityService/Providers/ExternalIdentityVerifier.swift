@@ -15,6 +15,8 @@ struct IDTokenClaims: JWTPayload {
     var iss: String
     var sub: String
     var aud: AudienceClaim
+    /// The client the token was issued to, when it is not the audience (Google: an app's iOS or Android client id).
+    var azp: String?
     var exp: Double
     var iat: Double?
     var email: String?
@@ -25,7 +27,7 @@ struct IDTokenClaims: JWTPayload {
 }
 
 /// Verifies Google / Sign in with Apple ID tokens: RS256 only, against the provider's key set, with issuer,
-/// audience (one of our client ids) and expiry checked with a small leeway.
+/// audience (one of our client ids), authorized party, subject and expiry checked (times with a small leeway).
 struct ExternalIdentityVerifier: Sendable {
     let method: String
     let keySet: RemoteKeySet
@@ -59,6 +61,17 @@ struct ExternalIdentityVerifier: Sendable {
         }
         guard claims.aud.value.contains(where: audiences.contains) else {
             throw TokenError("invalid_id_token", "The \(method) ID token was issued for another app (audience).")
+        }
+        // OpenID Connect Core §3.1.3.7: with several audiences the authorized party must be named, and a named one
+        // must be one of our clients — else a token issued to another app that also lists ours would sign in here.
+        if claims.aud.value.count > 1 || claims.azp != nil {
+            guard let azp = claims.azp, audiences.contains(azp) else {
+                throw TokenError("invalid_id_token", "The \(method) ID token was issued to another app (authorized party).")
+            }
+        }
+        // §2: `sub` is a locally unique identifier of at most 255 ASCII characters; an account hangs on it.
+        guard !claims.sub.isEmpty, claims.sub.utf8.count <= 255, claims.sub.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 32 }) else {
+            throw TokenError("invalid_id_token", "The \(method) ID token names no valid subject (sub).")
         }
         let now = clock.now().timeIntervalSince1970
         guard claims.exp + leeway >= now else {
