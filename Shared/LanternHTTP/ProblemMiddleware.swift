@@ -27,7 +27,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    static func problem(for error: any Error, requestID: String?) -> Problem {
+    public static func problem(for error: any Error, requestID: String?) -> Problem {
         switch error {
         case let problem as Problem:
             return problem

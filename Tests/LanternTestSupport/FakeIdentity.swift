@@ -8,11 +8,18 @@ import NIOCore
 /// Stands in for `identity` when testing another service: signs access tokens and serves their key set.
 public struct FakeIdentity: Sendable {
     public let issuer: AccessTokenIssuer
+    private let seed: Data
 
     public init(clock: WallClock = .system) async throws {
         var generator = SystemRandomNumberGenerator()
-        let seed = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        issuer = try await AccessTokenIssuer(privateKey: Data(seed), clock: clock)
+        seed = Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        issuer = try await AccessTokenIssuer(privateKey: seed, clock: clock)
+    }
+
+    /// A token signed with the same key an hour ago: expired for anyone verifying it now.
+    public func expiredToken(user: UUID = UUID(), app: AppID = .pairly) async throws -> String {
+        let past = try await AccessTokenIssuer(privateKey: seed, clock: WallClock { Date().addingTimeInterval(-3600) })
+        return try await past.issue(userID: user, sessionID: UUID(), app: app).token
     }
 
     public func token(user: UUID = UUID(), app: AppID = .pairly) async throws -> String {

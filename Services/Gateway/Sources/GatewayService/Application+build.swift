@@ -57,7 +57,7 @@ public func buildGatewayApplication(
     let socketIO = SocketIOConnections(realtime: realtime)
 
     let router = buildGatewayRouter(
-        service.makeRouter(), configuration: configuration, routes: routes, verifier: verifier,
+        service.makeRouter(), configuration: configuration, routes: routes, realtime: realtime,
         proxy: ProxyMiddleware(routes: routes, operations: GatewayResources.operations, upstreams: configuration.upstreams, verifier: verifier,
                                limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger), counters: counters,
                                client: upstreamClient, configuration: configuration),
@@ -69,7 +69,8 @@ public func buildGatewayApplication(
                                   maxConnectionsPerAddress: configuration.maxConnectionsPerAddress)
     return service.application(router: router, server: .gateway(
         configuration: .init(maxFrameSize: SocketIOConnections.maxPayload, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)),
-        limits: limits, idleTimeout: .nanoseconds(Int64(configuration.idleTimeout * 1e9))
+        limits: limits, idleTimeout: .nanoseconds(Int64(configuration.idleTimeout * 1e9)),
+        admitsHandshake: { head in await realtime.admitsHandshake(head) }
     ) { request, _, _ in
         if SocketIOConnections.isSocketIO(URLComponents(string: request.path ?? "")) { return .upgrade([:], socketIO.handler()) }
         return try await realtime.shouldUpgrade(request)
@@ -79,7 +80,7 @@ public func buildGatewayApplication(
 /// The gateway's own routes (`/health`, `/openapi.yaml`, what `/v1/realtime` and `/socket.io/` answer when not
 /// upgraded) behind the proxy middleware that forwards every path of the route table.
 func buildGatewayRouter(_ router: Router<LanternRequestContext>, configuration: GatewayConfiguration, routes: RouteTable,
-                        verifier: AccessTokenVerifier, proxy: ProxyMiddleware,
+                        realtime: RealtimeConnections, proxy: ProxyMiddleware,
                         upstreamHealth: @escaping @Sendable () async -> UpstreamHealth.Report) -> Router<LanternRequestContext> {
     router.add(middleware: proxy)
     router.get("/openapi.yaml") { _, _ in
@@ -87,9 +88,10 @@ func buildGatewayRouter(_ router: Router<LanternRequestContext>, configuration: 
                  body: .init(byteBuffer: ByteBuffer(bytes: GatewayResources.openAPI)))
     }
     router.get("/v1/realtime") { request, _ -> Response in
-        // Reached only when the request was not upgraded: say why.
-        let token = try request.uri.queryParameters["access_token"].map(String.init) ?? RequireAccessToken.bearerToken(request)
-        _ = try await verifier.verify(token)
+        // Reached when the request was not upgraded: say why — the token's problem first, as the upgrade checks it.
+        let token = RealtimeConnections.token(authorization: request.headers[.authorization],
+                                              uri: URLComponents(string: request.uri.description))
+        _ = try await realtime.admit(try token ?? RequireAccessToken.bearerToken(request))
         throw Problem(status: 426, code: "upgrade_required", title: "Upgrade required", detail: "Open /v1/realtime as a WebSocket.")
     }
     router.get("/socket.io/") { _, _ -> Response in

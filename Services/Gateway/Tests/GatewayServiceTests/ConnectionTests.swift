@@ -1,35 +1,53 @@
 @testable import GatewayService
 import NIOCore
 import NIOPosix
+import Synchronization
 import Testing
 
 /// A TCP connection to the gateway that sends raw bytes and collects everything that comes back until the gateway
 /// closes it (or `wait` runs out).
 final class RawConnection: Sendable {
-    final class Collector: ChannelInboundHandler, @unchecked Sendable {
+    final class Collector: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
-        var received = ""
+        let text = Mutex("")
         let closed: EventLoopPromise<String>
         init(closed: EventLoopPromise<String>) { self.closed = closed }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) { received += String(buffer: unwrapInboundIn(data)) }
-        func channelInactive(context: ChannelHandlerContext) { closed.succeed(received) }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let chunk = String(buffer: unwrapInboundIn(data))
+            text.withLock { $0 += chunk }
+        }
+        func channelInactive(context: ChannelHandlerContext) { closed.succeed(text.withLock { $0 }) }
         func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
     }
 
     let channel: any Channel
     let closed: EventLoopFuture<String>
+    let collector: Collector
 
     init(port: Int) async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let promise = loop.makePromise(of: String.self)
+        let collector = Collector(closed: promise)
+        self.collector = collector
         channel = try await ClientBootstrap(group: loop)
-            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(closed: promise)) } }
+            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) } }
             .connect(host: "127.0.0.1", port: port).get()
         closed = promise.futureResult
     }
 
     func send(_ text: String) async throws { try await channel.writeAndFlush(ByteBuffer(string: text)) }
     func send(_ bytes: [UInt8]) async throws { try await channel.writeAndFlush(ByteBuffer(bytes: bytes)) }
+
+    /// The answer's head (through the blank line) as soon as it is complete, open connection or not.
+    func answerHead(within seconds: Int = 30) async throws -> String? {
+        for _ in 0..<(seconds * 20) {
+            let text = collector.text.withLock { $0 }
+            if let end = text.range(of: "\r\n\r\n") { return String(text[..<end.upperBound]) }
+            if !channel.isActive { return nil }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
 
     /// What came back, once the gateway closed the connection; nil if it is still open after `seconds`.
     func closedAnswer(within seconds: Int64 = 30) async throws -> String? {
@@ -109,7 +127,7 @@ struct ConnectionTests {
             var served = false
             for _ in 0..<50 where !served {
                 let next = try await RawConnection(port: port)
-                try await next.send("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                try? await next.send("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 served = (try await next.closedAnswer())?.hasPrefix("HTTP/1.1 200 ") == true
                 if !served { try await Task.sleep(for: .milliseconds(100)) }
             }

@@ -21,11 +21,12 @@ final class HitCounter: Sendable {
 }
 
 struct FakeUpstream {
-    let issuer: AccessTokenIssuer
+    let identity: FakeIdentity
+    var issuer: AccessTokenIssuer { identity.issuer }
     let hits = HitCounter()
 
     init() async throws {
-        issuer = try await FakeIdentity().issuer
+        identity = try await FakeIdentity()
     }
 
     func router() -> Router<BasicRequestContext> {

@@ -114,12 +114,61 @@ struct RealtimeTests {
         }
     }
 
-    @Test("no token, no socket: a plain request gets 401, a valid one without upgrade 426")
+    @Test("no token, no socket: a plain request gets 401, a valid one without upgrade 426 (header or access_token alike)")
     func refusals() async throws {
         try await withTestGateway(.router) { client, upstream, _ in
-                #expect(try await client.execute(uri: "/v1/realtime", method: .get).status == .unauthorized)
-                let token = try await upstream.token()
-                #expect(try await client.execute(uri: "/v1/realtime", method: .get, headers: [.authorization: "Bearer \(token)"]).status.code == 426)
+            #expect(try await client.execute(uri: "/v1/realtime", method: .get).status == .unauthorized)
+            let token = try await upstream.token()
+            #expect(try await client.execute(uri: "/v1/realtime", method: .get, headers: [.authorization: "Bearer \(token)"]).status.code == 426)
+            #expect(try await client.execute(uri: "/v1/realtime?access_token=\(token)", method: .get).status.code == 426)
+        }
+    }
+
+    @Test("a WebSocket handshake that cannot be admitted gets the problem a request would: 401 token_expired, 401 for a deleted account, 403 for an app without a feed")
+    func refusedHandshakes() async throws {
+        try await withLiveGateway { port, upstream, streams in
+            func handshake(_ token: String) async throws -> (status: String, body: String) {
+                let connection = try await RawConnection(port: port)
+                try await connection.send("GET /v1/realtime?access_token=\(token) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                                          + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                let head = try #require(try await connection.answerHead())
+                if head.hasPrefix("HTTP/1.1 101 ") {
+                    try? await connection.channel.close()
+                    return ("101", head)
+                }
+                // A refusal: the problem follows its head; the connection stays open for the next request.
+                var answer = head
+                for _ in 0..<100 where !answer.hasSuffix("}") {
+                    try await Task.sleep(for: .milliseconds(20))
+                    answer = connection.collector.text.withLock { $0 }
+                }
+                try? await connection.channel.close()
+                return (String(answer.dropFirst(9).prefix(3)), answer)
+            }
+            let expired = try await handshake(try await upstream.identity.expiredToken())
+            #expect(expired.status == "401" && expired.body.contains("token_expired"), "\(expired.body.prefix(200))")
+            let garbage = try await handshake("not-a-token")
+            #expect(garbage.status == "401", "\(garbage.body.prefix(200))")
+            let luckyDay = try await handshake(try await upstream.identity.token(app: .luckyday))
+            #expect(luckyDay.status == "403" && luckyDay.body.contains("realtime_not_available"), "\(luckyDay.body.prefix(200))")
+            // AstroSvitla has a feed (report_ready): its handshake is accepted.
+            let astro = try await handshake(try await upstream.identity.token(app: .astrosvitla))
+            #expect(astro.status == "101", "\(astro.body.prefix(200))")
+
+            let user = UUID()
+            let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
+            let event = try EventEnvelope(RealtimeDisconnect(userIds: [user.lowercased], reason: "account_deleted"), producer: "test",
+                                          subject: user.lowercased, occurredAt: Date())
+            // The feed reads from its newest entry on: publish until this gateway has taken the deletion in.
+            var deleted: (status: String, body: String) = ("", "")
+            for _ in 0..<100 {
+                try await EventPublisher(redis: redis).publish(event, to: streams.realtime)
+                deleted = try await handshake(try await upstream.identity.token(user: user, app: .pairly))
+                if deleted.status != "101" { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            await redis.shutdown()
+            #expect(deleted.status == "401" && deleted.body.contains("account_deleted"), "\(deleted.body.prefix(200))")
         }
     }
 }

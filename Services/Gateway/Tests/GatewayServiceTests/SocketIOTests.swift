@@ -68,6 +68,9 @@ struct SocketIOTests {
                 // A bad token is a connect_error, not a hang.
                 let refused = try await runClient(url: gateway, token: "not-a-token") { _ in }
                 #expect(refused.contains { $0.contains("connect_error") || $0.contains("connect_failed") }, "\(refused)")
+                // So is a token of an app without a real-time feed, naming why.
+                let luckyDay = try await runClient(url: gateway, token: try await upstream.identity.token(app: .luckyday)) { _ in }
+                #expect(luckyDay.contains { $0.contains("realtime_not_available") }, "\(luckyDay)")
         }
     }
 

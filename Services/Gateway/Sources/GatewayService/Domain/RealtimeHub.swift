@@ -9,6 +9,10 @@ final class RealtimeHub: Sendable {
     static let bufferPerConnection = 64
 
     private let connections = Mutex<[String: [UUID: AsyncStream<OutboundFrame>.Continuation]]>([:])
+    /// Accounts deleted while their access tokens may still be valid: user → when that stops mattering.
+    private let deleted = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// Longer than an access token lives (15 minutes), so no token of a deleted account opens a socket here.
+    static let deletedMemory: Duration = .seconds(20 * 60)
 
     init() {}
 
@@ -37,10 +41,20 @@ final class RealtimeHub: Sendable {
         return targets.count
     }
 
-    /// Ends every connection of `user` (the account was deleted: its sockets must not outlive it).
+    /// Ends every connection of `user` (the account was deleted: its sockets must not outlive it), and refuses
+    /// new ones for as long as a token of the account could still be valid.
     func disconnectAll(user: String) {
+        let now = ContinuousClock.now
+        deleted.withLock { deleted in
+            deleted = deleted.filter { $0.value > now }
+            deleted[user] = now + Self.deletedMemory
+        }
         let continuations = connections.withLock { $0.removeValue(forKey: user).map { Array($0.values) } ?? [] }
         for continuation in continuations { continuation.finish() }
+    }
+
+    func isDeleted(user: String) -> Bool {
+        deleted.withLock { ($0[user] ?? .now) > .now }
     }
 
     var connectionCount: Int { connections.withLock { $0.values.reduce(0) { $0 + $1.count } } }

@@ -25,6 +25,8 @@ public struct RouteTable: Sendable {
     /// Who answers each key of an app's first real-time frame (`RealtimeState`): app → [(key, service)]. An app
     /// missing here gets an empty state.
     public var realtimeState: [String: [(key: String, service: String)]] = [:]
+    /// Apps with a real-time feed: only their users may open `/v1/realtime` or Socket.IO.
+    public var realtimeApps: Set<String> = []
 
     public static let lantern = RouteTable(entries: [
         Entry(prefix: "/v1/auth/device", service: "identity", isPublic: true, limit: .signIn),
@@ -51,7 +53,7 @@ public struct RouteTable: Sendable {
     ], realtimeState: [
         // Pairly: the partnership (identity) and the widget's moment (media).
         "pairly": [("pairing", "identity"), ("moment", "media")],
-    ])
+    ], realtimeApps: ["pairly", "astrosvitla"])
 
     /// The entry for a canonical path (`CanonicalPath`). Prefixes match without regard to ASCII case, so
     /// `/v1/pairing/JOIN` is the invite-code route with its limits, whatever another router would make of it.

@@ -22,6 +22,7 @@ import Synchronization
 struct GatewayServerChannel: ServerChildChannel {
     let inner: HTTP1WebSocketUpgradeChannel
     let limits: ConnectionLimits
+    let admitsHandshake: @Sendable (HTTPRequestHead) async -> Bool
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
         var admitted = true
@@ -39,7 +40,7 @@ struct GatewayServerChannel: ServerChildChannel {
                 type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
             try channel.pipeline.syncOperations.addHandler(MalformedRequestAnswer(), position: .before(upgrade))
             try channel.pipeline.syncOperations.addHandler(ConnectionGuard(headerTimeout: limits.headerTimeout), position: .before(upgrade))
-            try channel.pipeline.syncOperations.addHandler(UpgradeRequestFilter(), position: .before(upgrade))
+            try channel.pipeline.syncOperations.addHandler(UpgradeRequestFilter(admits: admitsHandshake), position: .before(upgrade))
             return value
         }
     }
@@ -183,6 +184,7 @@ extension HTTPServerBuilder {
         configuration: WebSocketServerConfiguration,
         limits: ConnectionLimits,
         idleTimeout: TimeAmount,
+        admitsHandshake: @escaping @Sendable (HTTPRequestHead) async -> Bool,
         shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) async throws
             -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>
     ) -> HTTPServerBuilder {
@@ -191,34 +193,78 @@ extension HTTPServerBuilder {
                 inner: HTTP1WebSocketUpgradeChannel(responder: responder,
                                                     configuration: .init(http1: .init(idleTimeout: idleTimeout), ws: configuration),
                                                     shouldUpgrade: shouldUpgrade),
-                limits: limits)
+                limits: limits, admitsHandshake: admitsHandshake)
         }
     }
 }
 
 /// Lets only a complete WebSocket opening handshake (RFC 6455 §4.2.1: `Upgrade: websocket`, `Connection: Upgrade`,
-/// a 16-byte `Sec-WebSocket-Key`, `Sec-WebSocket-Version: 13`) reach NIO's upgrade handler as an upgrade; from any
-/// other request it removes `Upgrade` (and `upgrade` from `Connection`), so it is answered as plain HTTP. Once a
-/// handshake has passed, it leaves the pipeline: what follows an upgrade is WebSocket frames, not HTTP.
+/// a 16-byte `Sec-WebSocket-Key`, `Sec-WebSocket-Version: 13`) that the gateway will accept reach NIO's upgrade
+/// handler as an upgrade; from any other request it removes `Upgrade` (and `upgrade` from `Connection`), so it is
+/// answered as plain HTTP — by the router, which says why (401 for the token, 403 for an app without a feed, 426).
+/// Whether a handshake will be accepted is asked of `admits` (the token check may fetch keys): the request's parts
+/// wait here meanwhile. Once a handshake has passed, the filter leaves the pipeline: what follows an upgrade is
+/// WebSocket frames, not HTTP.
 final class UpgradeRequestFilter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
 
+    let admits: @Sendable (HTTPRequestHead) async -> Bool
+    /// Parts that arrived while a handshake was being checked, in order.
+    private var held: [HTTPServerRequestPart]?
+
+    init(admits: @escaping @Sendable (HTTPRequestHead) async -> Bool) { self.admits = admits }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(var head) = unwrapInboundIn(data), head.headers.contains(name: "upgrade") else {
+        let part = unwrapInboundIn(data)
+        if held != nil {
+            held?.append(part)
+            return
+        }
+        guard case .head(let head) = part, head.headers.contains(name: "upgrade") else {
             context.fireChannelRead(data)
             return
         }
-        if Self.isWebSocketHandshake(head.headers) {
-            context.fireChannelRead(data)
+        guard Self.isWebSocketHandshake(head.headers) else {
+            context.fireChannelRead(wrapInboundOut(.head(Self.plain(head))))
+            return
+        }
+        held = []
+        let admits = self.admits
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.makeFutureWithTask { await admits(head) }.whenComplete { result in
+            let (filter, context) = bound.value
+            filter.release(head: head, admitted: (try? result.get()) == true, context: context)
+        }
+    }
+
+    private func release(head: HTTPRequestHead, admitted: Bool, context: ChannelHandlerContext) {
+        let parts = held ?? []
+        held = nil
+        context.fireChannelRead(wrapInboundOut(.head(admitted ? head : Self.plain(head))))
+        for part in parts { context.fireChannelRead(wrapInboundOut(part)) }
+        context.fireChannelReadComplete()
+        if admitted {
+            // What follows is WebSocket frames: the HTTP-only handlers leave with this one.
+            if let answer = try? context.pipeline.syncOperations.handler(type: MalformedRequestAnswer.self) {
+                context.pipeline.syncOperations.removeHandler(answer, promise: nil)
+            }
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-            return
         }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if held == nil { context.fireChannelReadComplete() }
+    }
+
+    /// The head without its upgrade: plain HTTP.
+    static func plain(_ head: HTTPRequestHead) -> HTTPRequestHead {
+        var head = head
         head.headers.remove(name: "upgrade")
         let connection = head.headers[canonicalForm: "connection"].filter { $0.lowercased() != "upgrade" }
         head.headers.remove(name: "connection")
         for token in connection { head.headers.add(name: "connection", value: String(token)) }
-        context.fireChannelRead(wrapInboundOut(.head(head)))
+        return head
     }
 
     static func isWebSocketHandshake(_ headers: HTTPHeaders) -> Bool {

@@ -7,6 +7,7 @@ import LanternContracts
 import LanternCore
 import LanternTokens
 import NIOCore
+import NIOHTTP1
 
 /// `GET /v1/realtime` as a WebSocket: JSON frames `{"type": …, "data": {…}}` for the signed-in user.
 ///
@@ -23,8 +24,9 @@ struct RealtimeConnections: Sendable {
 
     func shouldUpgrade(_ request: HTTPRequest) async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let uri = URLComponents(string: request.path ?? "")
+        // `UpgradeRequestFilter` has already sent a handshake that `admit` refuses to the router as plain HTTP.
         guard uri?.path == "/v1/realtime", let token = Self.token(request, uri: uri),
-              let claims = try? await verifier.verify(token), let user = claims.userID?.lowercased
+              let (claims, user) = try? await admit(token)
         else { return .dontUpgrade }
         return .upgrade([:]) { inbound, outbound, _ in
             // Register before reading the state, so nothing that happens in between is missed.
@@ -47,8 +49,39 @@ struct RealtimeConnections: Sendable {
         }
     }
 
+    /// Who may open a real-time connection: a valid user token (401 problems as on any route), of an app that has a
+    /// real-time feed (403 `realtime_not_available`), whose account was not deleted (401 `invalid_token`).
+    func admit(_ token: String) async throws -> (AccessClaims, user: String) {
+        let claims = try await verifier.verify(token)
+        guard let user = claims.userID?.lowercased else {
+            throw Problem.forbidden("Real-time connections are for user tokens.")
+        }
+        guard let app = claims.app, routes.realtimeApps.contains(app) else {
+            throw Problem(status: 403, code: "realtime_not_available", title: "No real-time feed",
+                          detail: "\(claims.app ?? "This token's app") has no real-time feed.")
+        }
+        guard !hub.isDeleted(user: user) else {
+            throw TokenError("account_deleted", "The account of this token was deleted.")  // as identity answers
+        }
+        return (claims, user)
+    }
+
+    /// Whether a WebSocket handshake may go on to the upgrade (see `UpgradeRequestFilter`): for `/v1/realtime`,
+    /// only when `admit` lets its token in; anything else is left to its own upgrade hook.
+    func admitsHandshake(_ head: HTTPRequestHead) async -> Bool {
+        let uri = URLComponents(string: head.uri)
+        guard uri?.path == "/v1/realtime" else { return true }
+        guard let token = Self.token(authorization: head.headers.first(name: "authorization"), uri: uri) else { return false }
+        return (try? await admit(token)) != nil
+    }
+
     static func token(_ request: HTTPRequest, uri: URLComponents?) -> String? {
-        if let header = request.headerFields[.authorization], header.lowercased().hasPrefix("bearer ") {
+        token(authorization: request.headerFields[.authorization], uri: uri)
+    }
+
+    /// `Authorization: Bearer …`, else the `access_token` query parameter.
+    static func token(authorization: String?, uri: URLComponents?) -> String? {
+        if let header = authorization, header.lowercased().hasPrefix("bearer ") {
             return String(header.dropFirst(7))
         }
         return uri?.queryItems?.first { $0.name == "access_token" }?.value

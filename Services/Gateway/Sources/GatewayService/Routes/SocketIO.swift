@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import LanternContracts
 import LanternCore
+import LanternHTTP
 import LanternTokens
 import Synchronization
 
@@ -68,8 +69,18 @@ struct SocketIOConnections: Sendable {
                                 continue
                             }
                             let token = (try? JSONDecoder.lantern.decode(JSONValue.self, from: Data(payload.utf8)))?["token"]?.stringValue
-                            guard let token, let claims = try? await realtime.verifier.verify(token), let user = claims.userID?.lowercased else {
+                            guard let token else {
                                 try await outbound.write(.text(#"44{"message":"unauthorized: send auth: {token: <access token>}"}"#))
+                                continue
+                            }
+                            let claims: AccessClaims, user: String
+                            do {
+                                (claims, user) = try await realtime.admit(token)
+                            } catch {
+                                // Socket.IO's CONNECT_ERROR carries a message; the problem's code and detail go in it.
+                                let problem = ProblemMiddleware<LanternRequestContext>.problem(for: error, requestID: nil)
+                                try await outbound.write(.text("44" + Self.json(["message": .string("\(problem.code): \(problem.detail ?? problem.title)"),
+                                                                                 "data": .object(["code": .string(problem.code), "status": .number(Double(problem.status))])])))
                                 continue
                             }
                             let (id, frames) = realtime.hub.connect(user: user)
