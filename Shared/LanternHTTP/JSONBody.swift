@@ -58,7 +58,10 @@ extension Problem {
             self = field.isEmpty ? .badRequest("The body must be a JSON object.", code: "malformed_json")
                                  : .invalid(field: field, "must be \(Self.describe(type))")
         case .valueNotFound(let type, let context):
-            self = .invalid(field: path(context), "must be \(Self.describe(type)), not null")
+            let field = path(context)
+            // `null` as the whole body names no field: it is not the JSON object every endpoint takes.
+            self = field.isEmpty ? .badRequest("The body must be a JSON object, not null.", code: "malformed_json")
+                                 : .invalid(field: field, "must be \(Self.describe(type)), not null")
         case .dataCorrupted(let context):
             let field = path(context)
             if field.isEmpty {

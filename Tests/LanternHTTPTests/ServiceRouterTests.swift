@@ -197,10 +197,10 @@ struct ServiceRouterTests {
         }
     }
 
-    @Test("decodeJSON answers 400 malformed_json for broken JSON, an empty body and a non-object, and 415 for a non-JSON content type")
+    @Test("decodeJSON answers 400 malformed_json for broken JSON, an empty body, a non-object and null, and 415 for a non-JSON content type")
     func jsonMalformed() async throws {
         try await makeApplication().test(.router) { client in
-            for body in [#"{"name": "Ana", "#, "", "[1, 2]", "not json"] {
+            for body in [#"{"name": "Ana", "#, "", "[1, 2]", "not json", "null"] {
                 let response = try await postJSON(client, body)
                 #expect(response.status == .badRequest, "\(body)")
                 #expect(try problem(response).code == "malformed_json", "\(body)")

@@ -2,7 +2,8 @@ import Dispatch
 
 /// Checks that bytes really are a JPEG, PNG, WebP or HEIC image (magic bytes *and* a structural parse, never the
 /// client's content type), bounds its pixel count, and removes the metadata that could reveal a person: EXIF
-/// (camera, GPS), XMP, IPTC, comments and text chunks. Pixels are never decoded or re-encoded.
+/// (camera, GPS), XMP, IPTC, comments, text chunks — JPEG and PNG keep only an allow-list of what drawing needs.
+/// Pixels are never decoded or re-encoded.
 public struct ImageSanitizer: Sendable {
     /// Largest accepted width × height: a guard against decompression bombs (tiny files, huge canvases).
     public var maxPixels: Int
@@ -69,6 +70,8 @@ public enum ImageRejection: Error, Equatable, Sendable, CustomStringConvertible 
     case truncated(String)
     case malformed(String)
     case tooManyPixels(width: Int, height: Int, limit: Int)
+    /// One side alone is past any image a phone takes (checked before width × height is computed).
+    case sideTooLong(Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -76,6 +79,7 @@ public enum ImageRejection: Error, Equatable, Sendable, CustomStringConvertible 
         case .truncated(let what): return "the image is cut short (\(what))"
         case .malformed(let what): return "the image is damaged (\(what))"
         case .tooManyPixels(let w, let h, let limit): return "\(w)×\(h) pixels is more than the \(limit) allowed"
+        case .sideTooLong(let side, let limit): return "a side of \(side) pixels is longer than the \(limit) allowed"
         }
     }
 }
@@ -109,7 +113,7 @@ struct Bytes {
     }
     /// A width or height; anything past a million pixels is refused here, before any arithmetic on it.
     static func dimension(_ value: Int) throws(ImageRejection) -> Int {
-        guard value <= 1_000_000 else { throw .tooManyPixels(width: value, height: value, limit: 0) }
+        guard value <= 1_000_000 else { throw .sideTooLong(value, limit: 1_000_000) }
         return value
     }
 

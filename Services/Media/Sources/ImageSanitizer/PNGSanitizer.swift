@@ -1,6 +1,8 @@
-/// PNG: walks the chunks from IHDR to IEND and drops textual and EXIF chunks (tEXt, zTXt, iTXt, eXIf, tIME).
+/// PNG: walks the chunks from IHDR to IEND and keeps only what drawing the image needs — an allow-list, so text,
+/// EXIF, timestamps, private and unknown chunks (anything a camera or an attacker may have put there) never pass.
+/// Kept: IHDR, PLTE, IDAT, IEND, and the colour chunks tRNS, gAMA, cHRM, sRGB, iCCP, sBIT, cICP.
 enum PNGSanitizer {
-    static let dropped: Set<String> = ["tEXt", "zTXt", "iTXt", "eXIf", "tIME"]
+    static let kept: Set<String> = ["IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "sBIT", "cICP"]
 
     static func sanitize(_ data: [UInt8]) throws(ImageRejection) -> SanitizedImage {
         let b = Bytes(data)
@@ -15,11 +17,13 @@ enum PNGSanitizer {
             if i == 8 {
                 guard type == "IHDR", length == 13 else { throw .malformed("the first chunk is not IHDR") }
                 size = (try Bytes.dimension(try b.be32(i + 8)), try Bytes.dimension(try b.be32(i + 12)))
+            } else if type == "IHDR" {
+                throw .malformed("a second IHDR")
             }
-            if dropped.contains(type) {
-                removed.append(type)
-            } else {
+            if kept.contains(type) {
                 out += chunk
+            } else {
+                removed.append(type)
             }
             i += 12 + length
             if type == "IEND" {

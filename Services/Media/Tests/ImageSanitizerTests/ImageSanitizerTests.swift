@@ -152,3 +152,82 @@ struct HostileImageTests {
         #expect(!image.bytes.contains(0xAB), "every byte the Exif extents name was overwritten")
     }
 }
+
+@Suite("Allow-lists: only what drawing needs leaves the sanitizer")
+struct AllowListTests {
+    static func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        [0xFF, marker] + HostileImageTests.be16(payload.count + 2) + payload
+    }
+
+    /// A JPEG carrying bytes in every place a deny-list missed: a JFIF thumbnail, a long Adobe segment, JPG0,
+    /// APP3, an ICC segment that is no profile, and bytes after the end-of-image marker.
+    static func smugglingJPEG() throws -> [UInt8] {
+        let original = try ImageSanitizerTests.fixture("with-exif.jpg")
+        let jfif = Array("JFIF\0".utf8) + [1, 2, 0, 0, 1, 0, 1, 2, 1] + Array("SECRET-THUMB".utf8) + [0, 0, 0]
+        let adobe = Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 1] + Array("SECRET-ADOBE".utf8)
+        let icc = Array("ICC_PROFILE\0".utf8) + [1, 1] + Array("SECRET-ICC-NOT-A-PROFILE".utf8)
+        let inserted = segment(0xE0, jfif) + segment(0xEE, adobe) + segment(0xF0, Array("SECRET-JPG0".utf8))
+            + segment(0xE3, Array("SECRET-APP3".utf8)) + segment(0xE2, icc)
+        return Array(original.prefix(2)) + inserted + Array(original.dropFirst(2)) + Array("SECRET-TAIL".utf8)
+    }
+
+    @Test("JPEG: no byte outside the allowed segments survives, and the result still decodes")
+    func jpeg() throws {
+        let image = try ImageSanitizer().sanitize(try Self.smugglingJPEG())
+        for secret in ["SECRET-THUMB", "SECRET-ADOBE", "SECRET-ICC", "SECRET-JPG0", "SECRET-APP3", "SECRET-TAIL"] {
+            #expect(!ImageSanitizerTests.contains(image.bytes, secret), "\(secret) survived")
+        }
+        #expect(ImageSanitizerTests.contains(image.bytes, "JFIF") && ImageSanitizerTests.contains(image.bytes, "Adobe"))
+        try ImageSanitizerTests.expectDecodes(image.bytes, name: "allow-list.jpg", width: 64, height: 48)
+        #expect(try ImageSanitizer().sanitize(image.bytes).bytes == image.bytes)
+    }
+
+    @Test("JPEG: a sound ICC profile is kept (colours depend on it) and written again from its bytes")
+    func iccProfile() throws {
+        var profile = [UInt8](repeating: 0, count: 132)
+        profile.replaceSubrange(0..<4, with: HostileImageTests.be32(132))
+        profile.replaceSubrange(36..<40, with: Array("acsp".utf8))
+        let original = try ImageSanitizerTests.fixture("with-exif.jpg")
+        let withICC = Array(original.prefix(2)) + Self.segment(0xE2, Array("ICC_PROFILE\0".utf8) + [1, 1] + profile) + Array(original.dropFirst(2))
+        let image = try ImageSanitizer().sanitize(withICC)
+        #expect(ImageSanitizerTests.contains(image.bytes, "ICC_PROFILE") && ImageSanitizerTests.contains(image.bytes, "acsp"))
+        try ImageSanitizerTests.expectDecodes(image.bytes, name: "icc.jpg", width: 64, height: 48)
+    }
+
+    @Test("JPEG: a second frame header (a huge one before the real one, or after it) is refused, not checked once")
+    func twoFrames() throws {
+        let original = try ImageSanitizerTests.fixture("with-exif.jpg")
+        // SOF0: precision 8, 60000 × 60000, one component.
+        let huge = Self.segment(0xC0, [8] + HostileImageTests.be16(60_000) + HostileImageTests.be16(60_000) + [1, 1, 0x11, 0])
+        #expect(throws: ImageRejection.malformed("more than one frame header")) {
+            try ImageSanitizer().sanitize(Array(original.prefix(2)) + huge + Array(original.dropFirst(2)))
+        }
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return HostileImageTests.be32(data.count) + body + HostileImageTests.be32(Int(crc32(body)))
+    }
+
+    @Test("PNG: private, unknown and metadata chunks are dropped, colour chunks kept")
+    func png() throws {
+        let original = try ImageSanitizerTests.fixture("with-text.png")
+        let iend = original.count - 12
+        let smuggled = Array(original[..<iend]) + Self.chunk("prVt", Array("SECRET-PRIVATE".utf8)) + Self.chunk("eXIf", Array("MM\0*SECRET-EXIF".utf8))
+            + Self.chunk("pHYs", [0, 0, 11, 19, 0, 0, 11, 19, 1]) + Self.chunk("gAMA", HostileImageTests.be32(45_455)) + Array(original[iend...])
+        let image = try ImageSanitizer().sanitize(smuggled)
+        #expect(!ImageSanitizerTests.contains(image.bytes, "SECRET-PRIVATE") && !ImageSanitizerTests.contains(image.bytes, "SECRET-EXIF"))
+        #expect(image.removed.contains("prVt") && image.removed.contains("eXIf") && image.removed.contains("pHYs"))
+        #expect(ImageSanitizerTests.contains(image.bytes, "gAMA"))
+        try ImageSanitizerTests.expectDecodes(image.bytes, name: "allow-list.png", width: 64, height: 48)
+    }
+}

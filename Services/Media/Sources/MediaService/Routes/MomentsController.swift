@@ -101,7 +101,7 @@ struct MomentsController: Sendable {
             return .invalid(field: "body", "\(rejection); the upload may have been cut off — try again", code: "image_truncated")
         case .malformed:
             return .invalid(field: "body", "\(rejection)", code: "image_malformed")
-        case .tooManyPixels:
+        case .tooManyPixels, .sideTooLong:
             return .invalid(field: "body", "\(rejection)", code: "image_too_many_pixels")
         }
     }
