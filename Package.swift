@@ -362,7 +362,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             // ContentService: the rules coverage test runs content's matcher over charts from the real astrology.
-            dependencies: ["ContentService", "LanternAppStore", "LanternTestSupport", "LanternContracts", "LanternEvents", httpClient,
+            dependencies: ["ContentService", "LanternAppStore", "LanternTestSupport", "LanternContracts", "LanternEvents", httpClient, postgres,
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             path: "Tests/EndToEndTests",
             swiftSettings: strict

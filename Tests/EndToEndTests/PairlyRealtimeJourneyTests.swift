@@ -65,10 +65,12 @@ struct PairlyRealtimeJourneyTests {
             #expect(try await eventually { socket.data("paired").first?["partnerId"] as? String == a.user?.id })
 
             let jpeg = try PairlyJourneyTests.fixture("with-exif.jpg")
-            var uploaded = try await stack.call(.POST, "/v1/moments", token: a.accessToken, contentType: "image/jpeg", bytes: jpeg)
+            // With an Idempotency-Key: the receipt kept for a replay names the receiver, and must go with B's account.
+            let key = [("Idempotency-Key", UUID().uuidString)]
+            var uploaded = try await stack.call(.POST, "/v1/moments", token: a.accessToken, contentType: "image/jpeg", bytes: jpeg, headers: key)
             for _ in 0..<100 where uploaded.status == 409 {  // media learns of the pairing from identity's events
                 try await Task.sleep(for: .milliseconds(50))
-                uploaded = try await stack.call(.POST, "/v1/moments", token: a.accessToken, contentType: "image/jpeg", bytes: jpeg)
+                uploaded = try await stack.call(.POST, "/v1/moments", token: a.accessToken, contentType: "image/jpeg", bytes: jpeg, headers: key)
             }
             #expect(uploaded.status == 201)
             struct Receipt: Decodable { var momentId: String }
@@ -95,6 +97,17 @@ struct PairlyRealtimeJourneyTests {
             #expect(try await stack.call(.DELETE, "/v1/me", token: b.accessToken).status == 204)
             #expect(try await eventually { socket.isClosed }, "a deleted account's socket is closed")
             #expect(socket.types == ["state", "paired", "new_moment", "partner_updated", "pair_disconnected"])
+
+            // Account deletion reaches every service: once the services have handled `user.deleted`, no column of
+            // any schema names B but the documented tombstone (push-worker's `deleted_users`, kept 30 days).
+            let deletedID = try #require(b.user?.id)
+            var left: [String] = []
+            for _ in 0..<100 {
+                left = try await stack.columnsNaming(deletedID).filter { $0 != "push.deleted_users.user_id" }
+                if left.isEmpty { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(left.isEmpty, "still naming the deleted account: \(left)")
         }
     }
 }

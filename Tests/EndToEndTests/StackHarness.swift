@@ -8,6 +8,7 @@ import LanternTestSupport
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import PostgresNIO
 
 /// The real executables (`identity`, `media`, `push-worker`, `astrology`, `gateway`) started as processes on free ports,
 /// against the test PostgreSQL and Redis, driven only through the gateway — as an app would. The push worker
@@ -23,6 +24,8 @@ final class Stack: @unchecked Sendable {
     let push: FakePushServices
     /// The push worker's own HTTP port (health and metrics only; not routed by the gateway).
     var pushWorker = ""
+    /// The stack's one database (every service's schema in it).
+    var databaseURL = ""
     let http = HTTPClient(eventLoopGroupProvider: .singleton)
     private var processes: [Process] = []
 
@@ -99,6 +102,7 @@ final class Stack: @unchecked Sendable {
             ]
             let stack = Stack(gateway: "http://127.0.0.1:\(ports["gateway"] ?? 0)", streams: StreamNames(prefix: prefix), push: push)
             stack.pushWorker = "http://127.0.0.1:\(ports["push-worker"] ?? 0)"
+            stack.databaseURL = databaseURL
             do {
                 for service in services {
                     let port = ports[service.name] ?? 0
@@ -202,4 +206,27 @@ final class Stack: @unchecked Sendable {
 struct StackError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension Stack {
+    /// Every `schema.table.column` of every service whose value contains `id` (any case): after an account is
+    /// deleted, only the documented tombstones may name it.
+    func columnsNaming(_ id: String) async throws -> [String] {
+        try await TestEnvironment.withPostgres(databaseURL) { client in
+            let columns = try await client.query("""
+                SELECT c.table_schema, c.table_name, c.column_name FROM information_schema.columns c
+                JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+                WHERE t.table_type = 'BASE TABLE' AND c.table_schema NOT IN ('pg_catalog', 'information_schema', 'public')
+                  AND c.data_type IN ('text', 'uuid', 'jsonb', 'json', 'character varying', 'bytea')
+                """)
+            var found: [String] = []
+            for try await (schema, table, column) in columns.decode((String, String, String).self) {
+                let sql = "SELECT count(*) FROM \"\(schema)\".\"\(table)\" WHERE \"\(column)\"::text ILIKE '%\(id)%'"
+                for try await count in try await client.query(PostgresQuery(unsafeSQL: sql)).decode(Int.self) where count > 0 {
+                    found.append("\(schema).\(table).\(column)")
+                }
+            }
+            return found
+        }
+    }
 }

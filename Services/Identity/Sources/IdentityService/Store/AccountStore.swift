@@ -119,6 +119,9 @@ struct AccountStore: IdentityTables {
         let deleted: Bool = try await client.transaction(logger: logger) { connection in
             // The partner must hear that the pairing ended, not only that an account vanished.
             _ = try await pairing.dissolve(userID: id, reason: "account_deleted", now: now, on: connection)
+            // An invite of the partner's that this account used keeps its use (a wrong code is still explained
+            // as used) but no longer who used it.
+            try await connection.query("UPDATE identity.pairing_invites SET used_by = NULL WHERE used_by = \(id)", logger: logger)
             let rows = try await connection.query("DELETE FROM identity.users WHERE id = \(id) RETURNING app", logger: logger)
             var app: String?
             for try await a in rows.decode(String.self) { app = a }

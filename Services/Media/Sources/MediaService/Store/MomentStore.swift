@@ -54,8 +54,9 @@ struct MomentStore: MomentRecords {
             guard current == moment.receiverID else { throw SharingFailure.notPaired }
             if let idempotencyKey {
                 let rows = try await connection.query("""
-                    INSERT INTO media.upload_keys (sender_id, key, request_hash, moment_id, sent_at, receipt)
-                    VALUES (\(moment.senderID), \(idempotencyKey), \(requestHash), \(moment.id), \(moment.sentAt), \(try Self.json(moment.receipt)))
+                    INSERT INTO media.upload_keys (sender_id, key, request_hash, moment_id, sent_at, receipt, receiver_id)
+                    VALUES (\(moment.senderID), \(idempotencyKey), \(requestHash), \(moment.id), \(moment.sentAt), \(try Self.json(moment.receipt)),
+                            \(moment.receiverID))
                     ON CONFLICT DO NOTHING RETURNING moment_id
                     """, logger: logger)
                 var inserted = false
@@ -110,8 +111,9 @@ struct MomentStore: MomentRecords {
         return keys
     }
 
-    /// Forgets the user's idempotency keys (their receipts name the partner), inside the caller's transaction.
+    /// Forgets the idempotency keys the user sent and the partner's receipts that name the user as receiver, inside
+    /// the caller's transaction.
     func forgetUploadKeys(of user: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM media.upload_keys WHERE sender_id = \(user)", logger: logger)
+        try await connection.query("DELETE FROM media.upload_keys WHERE sender_id = \(user) OR receiver_id = \(user)", logger: logger)
     }
 }
