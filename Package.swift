@@ -234,7 +234,7 @@ let package = Package(
             name: "LanternService",
             dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
                            "LanternRedis", hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
-                           postgres, httpClient, lifecycle, logging],
+                           postgres, .product(name: "_ConnectionPoolModule", package: "postgres-nio"), httpClient, lifecycle, logging],
             path: "Shared/LanternService",
             swiftSettings: strict
         ),

@@ -12,16 +12,23 @@ import NIOHTTP1
 /// keep their 4xx status; anything else is logged with the request id and answered with a generic 500 that leaks
 /// nothing.
 public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
-    public init() {}
+    /// Errors of the service's own dependencies that are not the client's fault nor a bug (a database or Redis
+    /// outage: 503); nil for anything else.
+    let classify: @Sendable (any Error) -> Problem?
+
+    public init(classify: @escaping @Sendable (any Error) -> Problem? = { _ in nil }) { self.classify = classify }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {
             let requestID = (context as? LanternRequestContext)?.requestID.nilIfEmpty
-            let problem = Self.problem(for: error, requestID: requestID)
-            if problem.status >= 500 {
+            let problem = classify(error) ?? Self.problem(for: error, requestID: requestID)
+            if problem.status == 500 {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            } else if problem.status > 500 {
+                // An outage (logged once by what watches it) or an upstream's failure: not a bug of this request.
+                context.logger.debug("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
             }
             return problem.response()
         }

@@ -34,6 +34,8 @@ public struct ServiceBuilder: Sendable {
     public private(set) var redis: RedisClient?
     public private(set) var outbox: Outbox?
     public private(set) var readiness = ReadinessChecks()
+    /// Dependencies whose outage is answered with 503 at once (the database).
+    var watches: [any DependencyWatch] = []
 
     private var migrations: [Migration] = []
     private var housekeeping: [Housekeeping.Rule] = []
@@ -61,6 +63,9 @@ public struct ServiceBuilder: Sendable {
         migrations += try folder.map(Migration.load(from:)) ?? []
         clients.append(client)
         readiness.add("postgres") { try await client.query("SELECT 1") }
+        let watch = DatabaseWatch(configuration: try .lantern(url: url), logger: logger)
+        watches.append(watch)
+        background.append(watch)
         return client
     }
 
@@ -133,7 +138,7 @@ public struct ServiceBuilder: Sendable {
 
     /// The router every service starts from: request ids, problem+json, metrics, `/health/*`, `/metrics`.
     public func makeRouter() -> Router<LanternRequestContext> {
-        ServiceRouter.make(readiness: readiness)
+        ServiceRouter.make(readiness: readiness, watches: watches, classify: DependencyErrors.problem(for:))
     }
 
     /// The process: the HTTP server on `router`, the clients, then the background services, in that start order

@@ -20,11 +20,12 @@ struct IdentityHarness {
     let databaseURL: String
 
     /// Starts identity with a manual clock; `google`/`apple` are key-set URLs of fake providers.
-    static func run(google: URL? = nil, apple: URL? = nil, extra: [String: String] = [:],
+    /// With `proxy`, identity reaches its database through it (to take the database away mid-test).
+    static func run(google: URL? = nil, apple: URL? = nil, extra: [String: String] = [:], proxy: DatabaseProxy? = nil,
                     _ body: @Sendable (IdentityHarness) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { url in
             let prefix = TestEnvironment.uniquePrefix()
-            var variables = ["DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning"]
+            var variables = ["DATABASE_URL": proxy?.url(for: url) ?? url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning"]
             if let google { variables["GOOGLE_JWKS_URL"] = google.absoluteString; variables["GOOGLE_CLIENT_IDS"] = "pairly-ios.apps.googleusercontent.com,pairly-android" }
             if let apple { variables["APPLE_JWKS_URL"] = apple.absoluteString; variables["APPLE_CLIENT_IDS"] = "com.lantern.pairly" }
             variables.merge(extra) { $1 }

@@ -1,0 +1,42 @@
+import Foundation
+import HummingbirdTesting
+import LanternCore
+import LanternHTTP
+import LanternTestSupport
+import Testing
+
+@Suite("Database outage")
+struct DatabaseOutageTests {
+    /// `GET /v1/me` within `seconds`, or nil: the property under test is an answer before postgres-nio's pool gives
+    /// up on its own (15 s), so the bound is generous and far from it.
+    func me(_ h: IdentityHarness, _ token: String, within seconds: Int = 12) async throws -> TestResponse? {
+        try? await withTimeout(.seconds(seconds)) { try await h.request(.get, "/v1/me", token: token) }
+    }
+
+    @Test("the database crashing mid-request: 503 database_unavailable with Retry-After, never a 500 or a hang; readiness says so; back when it is")
+    func outage() async throws {
+        let proxy = try DatabaseProxy(upstream: TestEnvironment.postgresAdminURL)
+        try await proxy.start()
+        try await IdentityHarness.run(proxy: proxy) { h in
+            let token = try await h.signInDevice().accessToken
+            #expect(try await me(h, token)?.status == .ok)
+
+            // A crash while a request is on its way: whether its query meets the closed connection, waits for a new
+            // one, or comes after the watch noticed, the answer is the outage.
+            async let inFlight = me(h, token)
+            await proxy.crash()
+            let crashed = try #require(try await inFlight, "a request in flight when the database crashed got no answer")
+            #expect(crashed.status.code == 503 || crashed.status == .ok, "\(crashed.status)")
+            let after = try #require(try await me(h, token), "a request after the crash got no answer")
+            after.expectProblem(503, "database_unavailable")
+            #expect(after.headers[.retryAfter] == "5")
+            #expect(try await h.request(.get, "/health/ready").status == .serviceUnavailable)
+
+            try await proxy.restore()
+            for _ in 0..<100 where try await me(h, token)?.status != .ok { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(try await me(h, token)?.status == .ok, "back once the database is")
+
+        }
+        await proxy.stop()
+    }
+}

@@ -1,0 +1,25 @@
+import _ConnectionPoolModule
+import LanternCore
+import LanternRedis
+import PostgresNIO
+
+/// Errors of a service's own dependencies that are an outage, not a bug: answered 503 with a stable code and
+/// `Retry-After`, never 500 (`ProblemMiddleware`'s classifier for every service).
+public enum DependencyErrors {
+    public static let database = Problem.dependencyUnavailable("The database", code: "database_unavailable")
+    public static let redis = Problem.dependencyUnavailable("The event bus", code: "redis_unavailable")
+
+    public static func problem(for error: any Error) -> Problem? {
+        switch error {
+        case let error as PSQLError where [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown,
+                                           .poolClosed].contains(error.code):
+            return database
+        case let error as ConnectionPoolError where error == .connectionCreationCircuitBreakerTripped || error == .poolShutdown:
+            return database
+        case RedisError.connection:
+            return redis
+        default:
+            return nil
+        }
+    }
+}

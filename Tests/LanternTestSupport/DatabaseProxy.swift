@@ -1,0 +1,110 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A TCP proxy in front of the test PostgreSQL, to take the database away from one service under test without
+/// touching the server every other test shares: `crash()` closes every connection and refuses new ones (what a
+/// crashed server looks like to a client), `restore()` listens again.
+public final class DatabaseProxy: Sendable {
+    public enum Mode: Sendable { case forwarding, crashed }
+
+    private let upstreamHost: String
+    private let upstreamPort: Int
+    private let state = Mutex<(mode: Mode, server: (any Channel)?, port: Int, connections: [ObjectIdentifier: any Channel])>((.forwarding, nil, 0, [:]))
+
+    public init(upstream url: String) throws {
+        guard let components = URLComponents(string: url), let host = components.host else { throw URLError(.badURL) }
+        upstreamHost = host
+        upstreamPort = components.port ?? 5432
+    }
+
+    /// `url` with the proxy's address in place of the server's.
+    public func url(for url: String) -> String {
+        var components = URLComponents(string: url)
+        components?.host = "127.0.0.1"
+        components?.port = state.withLock { $0.port }
+        return components?.string ?? url
+    }
+
+    public func start() async throws {
+        try await listen(port: 0)
+    }
+
+    private func listen(port: Int) async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.autoRead, value: true)
+            .childChannelInitializer { [self] inbound in
+                let upstream = ClientBootstrap(group: inbound.eventLoop)
+                    .connect(host: upstreamHost, port: upstreamPort)
+                return upstream.flatMap { outbound in
+                    self.track(inbound)
+                    self.track(outbound)
+                    let (a, b) = Glue.pair(self)
+                    return inbound.pipeline.addHandler(a).flatMap { outbound.pipeline.addHandler(b) }.map {
+                        a.peer = outbound
+                        b.peer = inbound
+                    }
+                }
+            }
+            .bind(host: "127.0.0.1", port: port).get()
+        state.withLock { $0.server = server; $0.port = server.localAddress?.port ?? 0 }
+    }
+
+    private func track(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        state.withLock { $0.connections[id] = channel }
+        channel.closeFuture.whenComplete { _ in self.state.withLock { _ = $0.connections.removeValue(forKey: id) } }
+    }
+
+    var mode: Mode { state.withLock { $0.mode } }
+
+    /// Every connection closed, and nothing listens on the port.
+    public func crash() async {
+        let (server, connections) = state.withLock { state in
+            state.mode = .crashed
+            return (state.server, Array(state.connections.values))
+        }
+        try? await server?.close()
+        for connection in connections { try? await connection.close() }
+    }
+
+    /// The port listens again.
+    public func restore() async throws {
+        let (wasCrashed, port) = state.withLock { state -> (Bool, Int) in
+            let crashed = state.mode == .crashed
+            state.mode = .forwarding
+            return (crashed, state.port)
+        }
+        if wasCrashed { try await listen(port: port) }
+    }
+
+    public func stop() async {
+        await crash()
+    }
+
+    /// Copies bytes to the peer.
+    final class Glue: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+        let proxy: DatabaseProxy
+        var peer: (any Channel)?
+
+        init(proxy: DatabaseProxy) { self.proxy = proxy }
+
+        static func pair(_ proxy: DatabaseProxy) -> (Glue, Glue) { (Glue(proxy: proxy), Glue(proxy: proxy)) }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            peer?.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            peer?.close(promise: nil)
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+}
