@@ -7,6 +7,8 @@ public protocol DependencyWatch: Sendable {
     var outageProblem: Problem { get }
     /// Returns once the dependency is (or goes) down; cancellable.
     func waitUntilDown() async
+    /// A request failed with `error`: evidence the watch may act on at once.
+    func observe(_ error: any Error) async
 }
 
 extension Problem {

@@ -33,6 +33,7 @@ public struct OutageMiddleware<Context: RequestContext>: RouterMiddleware {
                     guard let response = try await group.next() else { throw CancellationError() }
                     return response
                 } catch {
+                    for watch in watches { await watch.observe(error) }
                     // The request failed because the dependency went down: the outage is the answer.
                     if let down = watches.first(where: \.isDown) { throw down.outageProblem }
                     throw error

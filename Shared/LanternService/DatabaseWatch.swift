@@ -1,13 +1,16 @@
 import LanternCore
 import LanternHTTP
 import Logging
+import NIOCore
+import NIOPosix
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 
 /// Watches the service's PostgreSQL through a pool of its own (one connection), so the probe never queues behind
-/// busy requests: `SELECT 1` every `interval`, bounded by `timeout`. Down after one failed probe, up after one that
-/// succeeds. While down, `OutageMiddleware` answers 503 `database_unavailable` at once, and requests already
+/// busy requests: `SELECT 1` every `interval`, bounded by `timeout`. Down at once when the probe's connection fails
+/// (closed, refused: a crash), or after `slowLimit` probes in a row that time out (slow is not gone: a loaded
+/// machine can take seconds); up after one probe that succeeds. While down, `OutageMiddleware` answers 503 `database_unavailable` at once, and requests already
 /// waiting for a connection are answered too, instead of waiting for postgres-nio's pool to give up (15 s).
 public final class DatabaseWatch: DependencyWatch, Service {
     private let client: PostgresClient
@@ -18,7 +21,15 @@ public final class DatabaseWatch: DependencyWatch, Service {
 
     public let outageProblem = Problem.dependencyUnavailable("The database", code: "database_unavailable")
 
-    public init(configuration: PostgresClient.Configuration, interval: Duration = .seconds(1), timeout: Duration = .seconds(1), logger: Logger) {
+    private let slowLimit: Int
+    private let host: String?
+    private let port: Int?
+
+    public init(configuration: PostgresClient.Configuration, interval: Duration = .seconds(1), timeout: Duration = .seconds(2),
+                slowLimit: Int = 3, logger: Logger) {
+        self.slowLimit = slowLimit
+        self.host = configuration.host
+        self.port = configuration.port
         var configuration = configuration
         configuration.options.maximumConnections = 1
         configuration.options.connectTimeout = timeout
@@ -33,10 +44,23 @@ public final class DatabaseWatch: DependencyWatch, Service {
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
+            var slowProbes = 0
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let client = self.client
-                let healthy = (try? await withTimeout(self.timeout) { _ = try await client.query("SELECT 1") }) != nil
-                self.record(healthy: healthy)
+                do {
+                    try await withTimeout(self.timeout) { _ = try await client.query("SELECT 1") }
+                    slowProbes = 0
+                    self.record(healthy: true)
+                } catch is TimeoutError {
+                    // Slow is not gone: a loaded machine can take seconds to answer. Down after `slowLimit` in a row,
+                    // or at once if the server's port refuses connections (the pool is waiting to reconnect to nothing).
+                    slowProbes += 1
+                    let refused = slowProbes >= self.slowLimit ? true : await self.portRefuses()
+                    if refused { self.record(healthy: false) }
+                } catch {
+                    // The connection was closed or refused: the database is gone (a crash), down at once.
+                    self.record(healthy: false)
+                }
                 try? await Task.sleep(for: self.interval)
             }
             group.cancelAll()
@@ -56,6 +80,26 @@ public final class DatabaseWatch: DependencyWatch, Service {
             if healthy { logger.notice("database reachable again") } else { logger.error("database unreachable: answering 503 database_unavailable") }
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// A request met a closed or refused database connection: if the server's port refuses connections now, the
+    /// database is gone — down at once rather than after the probe's slow path (a pool waiting to reconnect).
+    public func observe(_ error: any Error) async {
+        guard !isDown, DependencyErrors.problem(for: error)?.code == DependencyErrors.database.code else { return }
+        if await portRefuses() { record(healthy: false) }
+    }
+
+    /// Whether a TCP connection to the server's port fails (refused, unreachable, or not made within a second).
+    func portRefuses() async -> Bool {
+        guard let host, let port else { return false }
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(1)).connect(host: host, port: port).get()
+            try? await channel.close()
+            return false
+        } catch {
+            return true
+        }
     }
 
     public func waitUntilDown() async {

@@ -46,7 +46,28 @@ public enum TestEnvironment {
         return components.string!
     }
 
+    /// Runs `sql` on the admin database; a failure is tried twice more (a busy server under the whole suite) and
+    /// then reported with PostgreSQL's own message.
     static func admin(_ sql: String) async throws {
+        var attempt = 0
+        while true {
+            do {
+                return try await adminOnce(sql)
+            } catch {
+                attempt += 1
+                if attempt >= 3 { throw AdminFailure(sql: sql, cause: String(reflecting: error)) }
+                try await Task.sleep(for: .milliseconds(200 * attempt))
+            }
+        }
+    }
+
+    struct AdminFailure: Error, CustomStringConvertible {
+        var sql: String
+        var cause: String
+        var description: String { "\(sql): \(cause)" }
+    }
+
+    static func adminOnce(_ sql: String) async throws {
         let configuration = try PostgresClient.Configuration.lantern(url: postgresAdminURL)
         let connection = try await PostgresConnection.connect(
             configuration: .init(host: configuration.host ?? "127.0.0.1", port: configuration.port ?? 5432,

@@ -300,9 +300,14 @@ struct ReportsTests {
                 WHERE id = '\(report.id)' RETURNING 1
                 """, as: Int.self)
             try await eventually { try await h.scalar("SELECT status FROM content.reports WHERE id = '\(report.id)'", as: String.self) == "ready" }
-            let frames = try await h.redis.send(["XRANGE", h.streams.name(of: .realtime), "-", "+"])
-            let texts = (frames.array ?? []).compactMap { $0.array?[1].array?[1].string }
-            let ready = texts.compactMap { try? EventEnvelope.decode($0).payload(as: RealtimeFrame.self) }.filter { $0.type == "report_ready" }
+            // The frame travels through the outbox: it reaches the stream shortly after the report is ready.
+            @Sendable func readyFrames() async throws -> [RealtimeFrame] {
+                let frames = try await h.redis.send(["XRANGE", h.streams.name(of: .realtime), "-", "+"])
+                let texts = (frames.array ?? []).compactMap { $0.array?[1].array?[1].string }
+                return texts.compactMap { try? EventEnvelope.decode($0).payload(as: RealtimeFrame.self) }.filter { $0.type == "report_ready" }
+            }
+            try await eventually { try await readyFrames().count >= 2 }
+            let ready = try await readyFrames()
             #expect(ready.count == 2 && ready.allSatisfy { $0.recipients == [user.uuidString.lowercased()] && $0.app == "astrosvitla" })
         }
     }
