@@ -88,6 +88,27 @@ run_wrk() {
   non2xx=$(awk '/Non-2xx/ {print $4}' "$STATE/bench/wrk-$name.txt")
   echo "http.$name rps=$rps p50=$p50 p99=$p99 non2xx=${non2xx:-0}" | tee -a "$OUT"
 }
+# nginx_conf NAME PROCESS-DIRECTIVES WORKER-CONNECTIONS PORT: $STATE/bench/nginx/NAME.conf, nginx proxying the bench's
+# identity (18081) on PORT with keep-alive upstream connections; it checks no token and counts no limit.
+nginx_conf() {
+  mkdir -p "$STATE/bench/nginx"
+  cat > "$STATE/bench/nginx/$1.conf" <<NGINX
+$2
+pid $STATE/bench/nginx/$1.pid;
+error_log $STATE/bench/nginx/error.log warn;
+events { worker_connections $3; }
+http {
+  access_log off;
+  client_body_temp_path $STATE/bench/nginx/body;
+  proxy_temp_path $STATE/bench/nginx/proxy;
+  upstream identity { server 127.0.0.1:18081; keepalive 64; }
+  server {
+    listen 127.0.0.1:$4;
+    location / { proxy_pass http://identity; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+NGINX
+}
 if part http; then
 # Warm-up, then the measured runs.
 wrk -t1 -c8 -d3s -s "$ROOT/scripts/bench/bearer.lua" http://127.0.0.1:18080/v1/me > /dev/null
@@ -95,23 +116,7 @@ run_wrk identity-direct http://127.0.0.1:18081/v1/me
 run_wrk gateway http://127.0.0.1:18080/v1/me
 # The peer: nginx (Debian) proxying the same identity in the same run, keep-alive upstream connections, one worker
 # per core (the gateway runs one event loop per core); it checks no token and counts no limit.
-mkdir -p "$STATE/bench/nginx"
-cat > "$STATE/bench/nginx/nginx.conf" <<NGINX
-worker_processes auto;
-pid $STATE/bench/nginx/nginx.pid;
-error_log $STATE/bench/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $STATE/bench/nginx/body;
-  proxy_temp_path $STATE/bench/nginx/proxy;
-  upstream identity { server 127.0.0.1:18081; keepalive 64; }
-  server {
-    listen 127.0.0.1:18090;
-    location / { proxy_pass http://identity; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-NGINX
+nginx_conf nginx "worker_processes auto;" 4096 18090
 NGINX_BIN="$(command -v nginx || echo /usr/sbin/nginx)"
 "$NGINX_BIN" -p "$STATE/bench/nginx" -c "$STATE/bench/nginx/nginx.conf"
 wait_http http://127.0.0.1:18090/health/live 10 || warn "nginx did not start"
@@ -151,25 +156,9 @@ TOKEN=$(curl -fsS -X POST http://127.0.0.1:18081/v1/auth/device -H 'Content-Type
 # valgrind 3.19 cannot read Swift's DWARF 5 debug information (a stripped copy keeps the symbols), and needs the
 # sigsuspend shim (scripts/bench/sigsuspend-shim.c).
 strip --strip-debug -o "$STATE/bench/gateway-callgrind" "$BIN/gateway"
-mkdir -p "$STATE/bench/nginx"
 clang -shared -fPIC -O2 -o "$STATE/bench/sigsuspend-shim.so" "$ROOT/scripts/bench/sigsuspend-shim.c"
 HTTP_PORT=18085 LD_PRELOAD="$STATE/bench/sigsuspend-shim.so" count_instructions gateway http://127.0.0.1:18085 "$STATE/bench/gateway-callgrind"
-cat > "$STATE/bench/nginx/callgrind.conf" <<NGINX
-daemon off; master_process off; worker_processes 1;
-pid $STATE/bench/nginx/callgrind.pid;
-error_log $STATE/bench/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $STATE/bench/nginx/body;
-  proxy_temp_path $STATE/bench/nginx/proxy;
-  upstream identity { server 127.0.0.1:18081; keepalive 64; }
-  server {
-    listen 127.0.0.1:18091;
-    location / { proxy_pass http://identity; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-NGINX
+nginx_conf callgrind "daemon off; master_process off; worker_processes 1;" 1024 18091
 # The floor: a bare Hummingbird server answering /v1/me itself (no token, no upstream).
 strip --strip-debug -o "$STATE/bench/lantern-bench-callgrind" "$BIN/lantern-bench"
 LD_PRELOAD="$STATE/bench/sigsuspend-shim.so" count_instructions hummingbird-floor http://127.0.0.1:18086 "$STATE/bench/lantern-bench-callgrind" hello-server --port 18086

@@ -7,9 +7,10 @@ import Testing
 
 @Suite("Database outage")
 struct DatabaseOutageTests {
-    /// `GET /v1/me` within `seconds`, or nil: the property under test is an answer before postgres-nio's pool gives
-    /// up on its own (15 s), so the bound is generous and far from it.
-    func me(_ h: IdentityHarness, _ token: String, within seconds: Int = 12) async throws -> TestResponse? {
+    /// `GET /v1/me` within `seconds`, or nil. Alone this test sees the outage answered within about 3 s (it runs in
+    /// 6 s); under the whole suite on 2 cores that moves, so the bound only rules out a hang, and the 503 problem
+    /// (a 500 before) is what fails without the watch and the classifier.
+    func me(_ h: IdentityHarness, _ token: String, within seconds: Int = 30) async throws -> TestResponse? {
         try? await withTimeout(.seconds(seconds)) { try await h.request(.get, "/v1/me", token: token) }
     }
 
@@ -32,9 +33,11 @@ struct DatabaseOutageTests {
             #expect(after.headers[.retryAfter] == "5")
             #expect(try await h.request(.get, "/health/ready").status == .serviceUnavailable)
 
+            // Back once the database is, as soon as postgres-nio's pools reconnect (their back-off decides; a minute
+            // is far more than it takes).
             try await proxy.restore()
-            for _ in 0..<100 where try await me(h, token)?.status != .ok { try await Task.sleep(for: .milliseconds(100)) }
-            #expect(try await me(h, token)?.status == .ok, "back once the database is")
+            let back = try await eventually(timeout: .seconds(60)) { try await me(h, token, within: 5)?.status == .ok }
+            #expect(back, "back once the database is")
 
         }
         await proxy.stop()

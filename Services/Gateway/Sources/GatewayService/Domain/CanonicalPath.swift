@@ -20,13 +20,7 @@ struct CanonicalPath: Sendable, Equatable {
             guard bytes.first == UInt8(ascii: "/") else { throw Self.invalid("The path must start with '/'.") }
             // Runs on every request: bytes and ranges, no `String` per segment. Most paths are already canonical
             // and come back as they are.
-            var segments: [Range<Int>] = []
-            segments.reserveCapacity(8)
-            var start = 1
-            for index in 1...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-                if index > start { segments.append(start..<index) }
-                start = index + 1
-            }
+            let segments = PathSegments.ranges(bytes)
             for range in segments {
                 let segment = UnsafeBufferPointer(rebasing: bytes[range])
                 if segment.contains(UInt8(ascii: "%")) { try Self.checkEncoding(segment) }

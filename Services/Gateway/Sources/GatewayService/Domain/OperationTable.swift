@@ -84,14 +84,7 @@ public struct OperationTable: Sendable {
     private func template(for path: String) -> Template? {
         var path = path
         return path.withUTF8 { bytes -> Template? in
-            // Segment boundaries of the path: empty segments are skipped, as in `split(separator:)`.
-            var bounds: [Range<Int>] = []
-            bounds.reserveCapacity(8)
-            var start = 0
-            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-                if index > start { bounds.append(start..<index) }
-                start = index + 1
-            }
+            let bounds = PathSegments.ranges(bytes)
             guard let candidates = templates[bounds.count] else { return nil }
             return candidates.first { template in
                 zip(template.segments, bounds).allSatisfy { segment, range in

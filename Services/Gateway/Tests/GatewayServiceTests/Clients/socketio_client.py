@@ -9,7 +9,8 @@ import threading
 import socketio
 
 url, token = sys.argv[1], sys.argv[2]
-sio = socketio.Client(reconnection=False)
+# request_timeout: the WebSocket opening (engineio waits 5 s by default) on a CI machine running every suite at once.
+sio = socketio.Client(reconnection=False, request_timeout=30)
 done = threading.Event()
 
 
