@@ -78,8 +78,6 @@ final class ConnectionLimits: Sendable {
             open[address] = left > 0 ? left : nil
         }
     }
-
-    func count(_ address: String) -> Int { open.withLock { $0[address, default: 0] } }
 }
 
 /// Answers a connection over its address's cap with a 503 problem and closes it, reading nothing.

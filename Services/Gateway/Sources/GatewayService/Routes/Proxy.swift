@@ -113,8 +113,10 @@ struct ProxyMiddleware: RouterMiddleware {
         }
         var fields = HTTPFields()
         fields.reserveCapacity(response.head.headers.count)
-        for (name, value) in response.head.headers where !Self.hopByHop.contains(name.lowercased()) || name.lowercased() == "content-length" {
-            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        for (name, value) in response.head.headers {
+            let lowercased = name.lowercased()
+            guard !Self.hopByHop.contains(lowercased) || lowercased == "content-length", let fieldName = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: fieldName, value: value))
         }
         let status = HTTPResponse.Status(code: Int(response.head.status.code), reasonPhrase: response.head.status.reasonPhrase)
         switch response.body {
