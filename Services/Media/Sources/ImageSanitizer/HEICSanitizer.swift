@@ -10,10 +10,11 @@ enum HEICSanitizer {
         var end: Int
     }
 
-    static func boxes(_ b: Bytes, in range: Range<Int>) throws(ImageRejection) -> [Box] {
+    static func boxes(_ b: Bytes, in range: Range<Int>, budget: inout ParseBudget) throws(ImageRejection) -> [Box] {
         var result: [Box] = []
         var i = range.lowerBound
         while i + 8 <= range.upperBound {
+            try budget.step()
             var size = try b.be32(i)
             let type = try b.fourCC(i + 4)
             var header = 8
@@ -40,18 +41,18 @@ enum HEICSanitizer {
     static let maxItems = 4_096
     static let maxExtents = 8_192
 
-    static func sanitize(_ data: [UInt8]) throws(ImageRejection) -> SanitizedImage {
+    static func sanitize(_ data: [UInt8], budget: inout ParseBudget) throws(ImageRejection) -> SanitizedImage {
         let b = Bytes(data)
-        let top = try boxes(b, in: 0..<data.count)
+        let top = try boxes(b, in: 0..<data.count, budget: &budget)
         guard let meta = top.first(where: { $0.type == "meta" }) else { throw .malformed("no meta box") }
         guard meta.payload + 4 <= meta.end else { throw .malformed("meta box too short") }
-        let children = try boxes(b, in: (meta.payload + 4)..<meta.end)  // meta is a full box
+        let children = try boxes(b, in: (meta.payload + 4)..<meta.end, budget: &budget)  // meta is a full box
         var metadataItems: [Int: String] = [:]
         if let iinf = children.first(where: { $0.type == "iinf" }) {
             let version = try b.u8(iinf.payload)
             let first = iinf.payload + 4 + (version == 0 ? 2 : 4)
             guard first <= iinf.end else { throw .malformed("iinf box too short") }
-            for infe in try boxes(b, in: first..<iinf.end) where infe.type == "infe" {
+            for infe in try boxes(b, in: first..<iinf.end, budget: &budget) where infe.type == "infe" {
                 let v = try b.u8(infe.payload)
                 guard v >= 2 else { continue }
                 var p = infe.payload + 4
@@ -63,10 +64,10 @@ enum HEICSanitizer {
                 if itemType == "Exif" {
                     metadataItems[itemID] = "EXIF"
                 } else if itemType == "mime" {
-                    while p < infe.end, data[p] != 0 { p += 1 }  // item name
+                    while p < infe.end, data[p] != 0 { try budget.step(); p += 1 }  // item name
                     let typeStart = p + 1
                     var q = typeStart
-                    while q < infe.end, data[q] != 0 { q += 1 }
+                    while q < infe.end, data[q] != 0 { try budget.step(); q += 1 }
                     if typeStart < q, String(decoding: data[typeStart..<q], as: UTF8.self).contains("rdf+xml") { metadataItems[itemID] = "XMP" }
                 }
             }
@@ -76,8 +77,8 @@ enum HEICSanitizer {
         var size: (Int, Int)?
         var visible: (Int, Int)?
         if let iprp = children.first(where: { $0.type == "iprp" }),
-           let ipco = try boxes(b, in: iprp.payload..<iprp.end).first(where: { $0.type == "ipco" }) {
-            for property in try boxes(b, in: ipco.payload..<ipco.end) {
+           let ipco = try boxes(b, in: iprp.payload..<iprp.end, budget: &budget).first(where: { $0.type == "ipco" }) {
+            for property in try boxes(b, in: ipco.payload..<ipco.end, budget: &budget) {
                 if property.type == "ispe" {
                     let width = try Bytes.dimension(try b.be32(property.payload + 4)), height = try Bytes.dimension(try b.be32(property.payload + 8))
                     if width * height > (size.map { $0.0 * $0.1 } ?? -1) { size = (width, height) }
@@ -109,6 +110,7 @@ enum HEICSanitizer {
             guard count <= Self.maxItems else { throw .malformed("more than \(Self.maxItems) items in iloc") }
             var extentsSeen = 0
             for _ in 0..<count {
+                try budget.step()
                 let itemID = version < 2 ? try b.be16(p) : try b.be32(p)
                 p += version < 2 ? 2 : 4
                 var method = 0
@@ -121,6 +123,7 @@ enum HEICSanitizer {
                 extentsSeen += extents
                 guard extentsSeen <= Self.maxExtents else { throw .malformed("more than \(Self.maxExtents) extents in iloc") }
                 for _ in 0..<extents {
+                    try budget.step()
                     p += indexSize
                     let offset = try b.beN(p, size: offsetSize)
                     p += offsetSize
@@ -143,6 +146,7 @@ enum HEICSanitizer {
                 let filler: UInt8 = kind == "EXIF" ? 0 : 0x20
                 let fits = range.count >= replacement.count
                 for k in max(range.lowerBound, written)..<max(range.upperBound, written) {
+                    try budget.step()
                     let index = k - range.lowerBound
                     out[k] = fits && index < replacement.count ? replacement[index] : filler
                 }

@@ -7,16 +7,23 @@ import Dispatch
 public struct ImageSanitizer: Sendable {
     /// Largest accepted width × height: a guard against decompression bombs (tiny files, huge canvases).
     public var maxPixels: Int
+    /// Most time one image may take, whatever its bytes say. The parsers are linear in the input and capped in
+    /// items, so a photo takes milliseconds; this is the bound that holds even if one of them is not.
+    public var timeBudget: Duration
 
-    public init(maxPixels: Int = 40_000_000) { self.maxPixels = maxPixels }
+    public init(maxPixels: Int = 40_000_000, timeBudget: Duration = .seconds(1)) {
+        self.maxPixels = maxPixels
+        self.timeBudget = timeBudget
+    }
 
     public func sanitize(_ bytes: [UInt8]) throws(ImageRejection) -> SanitizedImage {
+        var budget = ParseBudget(timeBudget)
         let image: SanitizedImage
         switch ImageFormat.detect(bytes) {
-        case .jpeg?: image = try JPEGSanitizer.sanitize(bytes)
-        case .png?: image = try PNGSanitizer.sanitize(bytes)
-        case .webp?: image = try WebPSanitizer.sanitize(bytes)
-        case .heic?: image = try HEICSanitizer.sanitize(bytes)
+        case .jpeg?: image = try JPEGSanitizer.sanitize(bytes, budget: &budget)
+        case .png?: image = try PNGSanitizer.sanitize(bytes, budget: &budget)
+        case .webp?: image = try WebPSanitizer.sanitize(bytes, budget: &budget)
+        case .heic?: image = try HEICSanitizer.sanitize(bytes, budget: &budget)
         case nil: throw .unsupportedFormat
         }
         guard image.width > 0, image.height > 0 else { throw .malformed("the image has no size") }
@@ -72,6 +79,8 @@ public enum ImageRejection: Error, Equatable, Sendable, CustomStringConvertible 
     case tooManyPixels(width: Int, height: Int, limit: Int)
     /// One side alone is past any image a phone takes (checked before width × height is computed).
     case sideTooLong(Int, limit: Int)
+    /// Parsing took longer than `ImageSanitizer.timeBudget`.
+    case overBudget(Duration)
 
     public var description: String {
         switch self {
@@ -80,7 +89,30 @@ public enum ImageRejection: Error, Equatable, Sendable, CustomStringConvertible 
         case .malformed(let what): return "the image is damaged (\(what))"
         case .tooManyPixels(let w, let h, let limit): return "\(w)×\(h) pixels is more than the \(limit) allowed"
         case .sideTooLong(let side, let limit): return "a side of \(side) pixels is longer than the \(limit) allowed"
+        case .overBudget(let budget):
+            let (seconds, attoseconds) = budget.components
+            return "the image took more than \(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms to check"
         }
+    }
+}
+
+/// The time one image may take, checked by every loop of the parsers (`step()` once per segment, box, extent or
+/// byte scanned). The clock is read every 1,024 steps: cheap enough for a loop over every byte of a scan, often
+/// enough that no input runs long past the deadline.
+struct ParseBudget {
+    private let budget: Duration
+    private let deadline: ContinuousClock.Instant
+    private var steps = 0
+
+    init(_ budget: Duration) {
+        self.budget = budget
+        deadline = .now + budget
+    }
+
+    @inline(__always)
+    mutating func step() throws(ImageRejection) {
+        steps &+= 1
+        if steps & 0x3FF == 0, ContinuousClock.now > deadline { throw .overBudget(budget) }
     }
 }
 

@@ -7,7 +7,7 @@ import Foundation
 /// so is anything after the end-of-image marker. Hierarchical JPEG (DHP, EXP, several frames) is refused: a second
 /// frame header could declare other dimensions than the one checked.
 enum JPEGSanitizer {
-    static func sanitize(_ data: [UInt8]) throws(ImageRejection) -> SanitizedImage {
+    static func sanitize(_ data: [UInt8], budget: inout ParseBudget) throws(ImageRejection) -> SanitizedImage {
         let b = Bytes(data)
         var out: [UInt8] = [0xFF, 0xD8]
         out.reserveCapacity(data.count)
@@ -16,6 +16,7 @@ enum JPEGSanitizer {
         var icc = ICCChunks()
         var i = 2
         while true {
+            try budget.step()
             guard i < data.count else { throw .truncated("no end-of-image marker") }
             guard data[i] == 0xFF else { throw .malformed("expected a marker at byte \(i)") }
             while i < data.count, data[i] == 0xFF { i += 1 }  // fill bytes
@@ -64,6 +65,7 @@ enum JPEGSanitizer {
                 out += [0xFF] + segment.dropFirst()
                 var j = i + length
                 while true {
+                    try budget.step()
                     guard j + 1 < data.count else { throw .truncated("scan data runs past the end") }
                     if data[j] == 0xFF, data[j + 1] != 0x00, !(0xD0...0xD7).contains(data[j + 1]), data[j + 1] != 0xFF { break }
                     j += 1

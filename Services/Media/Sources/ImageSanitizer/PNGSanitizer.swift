@@ -4,13 +4,14 @@
 enum PNGSanitizer {
     static let kept: Set<String> = ["IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "sBIT", "cICP"]
 
-    static func sanitize(_ data: [UInt8]) throws(ImageRejection) -> SanitizedImage {
+    static func sanitize(_ data: [UInt8], budget: inout ParseBudget) throws(ImageRejection) -> SanitizedImage {
         let b = Bytes(data)
         var out = Array(data[0..<8])
         var removed: [String] = []
         var size: (Int, Int)?
         var i = 8
         while true {
+            try budget.step()
             let length = try b.be32(i)
             let type = try b.fourCC(i + 4)
             let chunk = try b.slice(i..<(try Bytes.add(i, try Bytes.add(12, length))))

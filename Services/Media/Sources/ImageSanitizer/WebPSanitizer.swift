@@ -2,7 +2,7 @@ import Foundation
 
 /// WebP (RIFF): drops the EXIF and XMP chunks, clears their flags in VP8X, and rewrites the RIFF size.
 enum WebPSanitizer {
-    static func sanitize(_ data: [UInt8]) throws(ImageRejection) -> SanitizedImage {
+    static func sanitize(_ data: [UInt8], budget: inout ParseBudget) throws(ImageRejection) -> SanitizedImage {
         let b = Bytes(data)
         let riffSize = try b.le32(4)
         guard riffSize + 8 <= data.count else { throw .truncated("RIFF says \(riffSize + 8) bytes, got \(data.count)") }
@@ -11,6 +11,7 @@ enum WebPSanitizer {
         var size: (Int, Int)?
         var i = 12
         while i < riffSize + 8 {
+            try budget.step()
             let type = try b.fourCC(i)
             let length = try b.le32(i + 4)
             let padded = length + (length & 1)

@@ -41,7 +41,7 @@ public func buildMediaApplication(
     let router = buildMediaRouter(
         service.makeRouter(),
         requireAuth: RequireAccessToken(verifier: verifier),
-        moments: MomentsController(sharing: MomentSharing(records: store, files: files, sanitizer: ImageSanitizer(maxPixels: configuration.maxPixels),
+        moments: MomentsController(sharing: MomentSharing(records: store, files: files, sanitizer: ImageSanitizer(maxPixels: configuration.maxPixels, timeBudget: configuration.parseTimeout),
                                                           clock: dependencies.clock),
                                    maxBytes: configuration.maxBytes)
     )

@@ -17,6 +17,8 @@ public struct MediaConfiguration: ServiceConfiguration {
     public var maxBytes: Int
     /// Largest accepted width × height (decompression-bomb guard).
     public var maxPixels: Int
+    /// Most time one photo's checks may take (`MOMENT_PARSE_TIMEOUT`, seconds).
+    public var parseTimeout: Duration
 
     public init(settings: Settings) throws {
         process = try ProcessSettings(serviceName: "media", settings: settings, defaultPort: Self.defaultPort)
@@ -27,5 +29,6 @@ public struct MediaConfiguration: ServiceConfiguration {
         storageDirectory = URL(fileURLWithPath: settings.string("media.storage.dir", default: "/var/lib/lantern/media"))
         maxBytes = try settings.int("moment.max.bytes", default: 500 * 1024, range: 1024...(20 << 20))
         maxPixels = try settings.int("moment.max.pixels", default: 40_000_000, range: 1_000...400_000_000)
+        parseTimeout = .milliseconds(Int(try settings.seconds("moment.parse.timeout", default: 1, range: 0.01...30) * 1000))
     }
 }

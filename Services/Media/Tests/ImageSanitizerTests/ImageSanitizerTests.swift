@@ -151,6 +151,21 @@ struct HostileImageTests {
         #expect(Array(image.bytes.prefix(HEICSanitizer.emptyExif.count)) == HEICSanitizer.emptyExif)
         #expect(!image.bytes.contains(0xAB), "every byte the Exif extents name was overwritten")
     }
+
+    @Test("an image whose checks outlast the time budget is refused as overBudget, for each format's loops")
+    func timeBudget() throws {
+        let heic = Self.emptyExtentsHEIC(extents: 8_000, padding: 64 * 1024)
+        // JPEG: a 64 KiB scan, byte by byte; PNG: 4,000 chunks; each far more than 1,024 steps.
+        let jpeg = [0xFF, 0xD8] + AllowListTests.segment(0xC0, [8] + Self.be16(48) + Self.be16(64) + [1, 1, 0x11, 0])
+            + AllowListTests.segment(0xDA, [1, 1, 0, 0, 63, 0]) + [UInt8](repeating: 0x55, count: 64 * 1024) + [0xFF, 0xD9]
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + AllowListTests.chunk("IHDR", Self.be32(64) + Self.be32(48) + [8, 2, 0, 0, 0])
+            + (0..<4_000).flatMap { _ in AllowListTests.chunk("tEXt", Array("a\0b".utf8)) } + AllowListTests.chunk("IEND", [])
+        for image in [heic, jpeg, png] {
+            #expect(throws: ImageRejection.overBudget(.zero)) { try ImageSanitizer(timeBudget: .zero).sanitize(image) }
+            #expect(try ImageSanitizer().sanitize(image).width == 64)
+        }
+    }
 }
 
 @Suite("Allow-lists: only what drawing needs leaves the sanitizer")

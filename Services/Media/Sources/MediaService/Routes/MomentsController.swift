@@ -103,6 +103,8 @@ struct MomentsController: Sendable {
             return .invalid(field: "body", "\(rejection)", code: "image_malformed")
         case .tooManyPixels, .sideTooLong:
             return .invalid(field: "body", "\(rejection)", code: "image_too_many_pixels")
+        case .overBudget:
+            return .invalid(field: "body", "\(rejection); a photo from a phone takes milliseconds", code: "image_too_complex")
         }
     }
 
