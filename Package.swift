@@ -90,9 +90,8 @@ let services: [Service] = [
     ),
     Service(
         "media", folder: "Media", library: "MediaService",
-        dependencies: ["ImageSanitizer", "LanternDatabase", "LanternEvents", "LanternRedis", "LanternTokens", httpTypes,
-                       postgres, crypto, httpClient, nioCore, nioPosix, nioFoundation,
-                       .product(name: "MultipartKit", package: "multipart-kit")],
+        dependencies: ["ImageSanitizer", "MediaUpload", "LanternDatabase", "LanternEvents", "LanternRedis", "LanternTokens", httpTypes,
+                       postgres, crypto, httpClient, nioCore, nioPosix, nioFoundation],
         testDependencies: [postgres]
     ),
     Service(
@@ -117,7 +116,7 @@ let services: [Service] = [
     ),
     Service(
         "gateway", folder: "Gateway", library: "GatewayService",
-        dependencies: ["LanternRedis", "LanternTokens", "LanternEvents",
+        dependencies: ["LanternRedis", "LanternTokens", "LanternEvents", "SocketIOProtocol",
                        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), httpTypes, httpClient,
                        crypto, nioFoundation, .product(name: "NIOHTTP1", package: "swift-nio")],
         resources: [.copy("openapi.yaml")],
@@ -241,6 +240,13 @@ let package = Package(
 
         // MARK: Parts of one service (the services themselves are `services` above)
         .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
+        .target(
+            name: "MediaUpload",
+            dependencies: ["LanternCore", nioCore, .product(name: "MultipartKit", package: "multipart-kit")],
+            path: "Services/Media/Sources/MediaUpload",
+            swiftSettings: strict
+        ),
+        .target(name: "SocketIOProtocol", dependencies: ["LanternCore"], path: "Services/Gateway/Sources/SocketIOProtocol", swiftSettings: strict),
         .testTarget(
             name: "ImageSanitizerTests",
             dependencies: ["ImageSanitizer"],
@@ -279,6 +285,16 @@ let package = Package(
             path: "Tools/lantern-bench",
             swiftSettings: strict
         ),
+
+        // MARK: Fuzzing (scripts/fuzz.sh builds lantern-fuzz with libFuzzer; the tests replay the saved inputs)
+        .target(
+            name: "FuzzChecks",
+            dependencies: ["ImageSanitizer", "MediaUpload", "SocketIOProtocol", "LanternContracts", "LanternCore", nioCore],
+            path: "Tests/Fuzz/FuzzChecks",
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "lantern-fuzz", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/lantern-fuzz", swiftSettings: strict),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzChecks"], path: "Tests/Fuzz/FuzzRegressionTests", swiftSettings: strict),
 
         // MARK: Tests
         .target(

@@ -113,7 +113,8 @@ struct ICCChunks {
         guard chunk.count >= 2 else { broken = true; return }
         let sequence = Int(chunk[chunk.startIndex]), total = Int(chunk[chunk.startIndex + 1])
         if count == 0 { count = total }
-        guard total == count, (1...total).contains(sequence), chunks[sequence] == nil else { broken = true; return }
+        // A count of 0 is no count (a range 1...0 would trap: found by `make fuzz`, Tests/Fuzz/Regressions/jpeg).
+        guard total >= 1, total == count, (1...total).contains(sequence), chunks[sequence] == nil else { broken = true; return }
         chunks[sequence] = chunk.dropFirst(2)
     }
 

@@ -6,6 +6,7 @@ import LanternContracts
 import LanternCore
 import LanternHTTP
 import LanternTokens
+import SocketIOProtocol
 import Synchronization
 
 /// `/socket.io/`: Socket.IO v4 over Engine.IO v4, WebSocket transport only — what the Pairly React Native app's
@@ -53,54 +54,47 @@ struct SocketIOConnections: Sendable {
                     }
                 }
                 loop: for try await message in inbound.messages(maxSize: Self.maxPayload) {
-                    guard case .text(let text) = message, let type = text.first else { continue }
-                    switch type {
-                    case "3": lastPong.record()
-                    case "2": try await outbound.write(.text("3" + text.dropFirst()))  // a client ping (probe)
-                    case "1": break loop
-                    case "4":
-                        let packet = text.dropFirst()
-                        switch packet.first {
-                        case "0":
-                            guard session == nil else { continue }
-                            let (namespace, payload) = Self.splitNamespace(packet.dropFirst())
-                            guard namespace == "/" else {
-                                try await outbound.write(.text("44\(namespace),{\"message\":\"Invalid namespace\"}"))
-                                continue
-                            }
-                            let token = (try? JSONDecoder.lantern.decode(JSONValue.self, from: Data(payload.utf8)))?["token"]?.stringValue
-                            guard let token else {
-                                try await outbound.write(.text(#"44{"message":"unauthorized: send auth: {token: <access token>}"}"#))
-                                continue
-                            }
-                            let claims: AccessClaims, user: String
-                            do {
-                                (claims, user) = try await realtime.admit(token)
-                            } catch {
-                                // Socket.IO's CONNECT_ERROR carries a message; the problem's code and detail go in it.
-                                let problem = ProblemMiddleware<LanternRequestContext>.problem(for: error, requestID: nil)
-                                try await outbound.write(.text("44" + Self.json(["message": .string("\(problem.code): \(problem.detail ?? problem.title)"),
-                                                                                 "data": .object(["code": .string(problem.code), "status": .number(Double(problem.status))])])))
-                                continue
-                            }
-                            let (id, frames) = realtime.hub.connect(user: user)
-                            session = (user, id, token, claims.app)
-                            try await outbound.write(.text("40" + Self.json(["sid": .string(Self.randomID())])))
-                            try await outbound.write(.text(await realtime.state(token: token, app: claims.app).socketIOText))
-                            group.addTask {
-                                for await frame in frames { try await outbound.write(.text(frame.socketIOText)) }
-                                try await outbound.write(.text("41"))  // server-side disconnect of the namespace
-                                try await outbound.close(.normalClosure, reason: "account deleted")
-                            }
-                        case "1":
-                            break loop
-                        case "2":
-                            guard let session else { continue }
-                            try await answer(packet.dropFirst(), token: session.token, app: session.app, outbound: outbound)
-                        default:
+                    guard case .text(let text) = message else { continue }
+                    switch SocketIOInbound(frame: text) {
+                    case .pong:
+                        lastPong.record()
+                    case .ping(let probe):
+                        try await outbound.write(.text("3" + probe))
+                    case .close:
+                        break loop
+                    case .connect(let namespace, let token):
+                        guard session == nil else { continue }
+                        guard namespace == "/" else {
+                            try await outbound.write(.text("44\(namespace)," + Self.json(["message": .string("Invalid namespace")])))
                             continue
                         }
-                    default:
+                        guard let token else {
+                            try await outbound.write(.text(#"44{"message":"unauthorized: send auth: {token: <access token>}"}"#))
+                            continue
+                        }
+                        let claims: AccessClaims, user: String
+                        do {
+                            (claims, user) = try await realtime.admit(token)
+                        } catch {
+                            // Socket.IO's CONNECT_ERROR carries a message; the problem's code and detail go in it.
+                            let problem = ProblemMiddleware<LanternRequestContext>.problem(for: error, requestID: nil)
+                            try await outbound.write(.text("44" + Self.json(["message": .string("\(problem.code): \(problem.detail ?? problem.title)"),
+                                                                             "data": .object(["code": .string(problem.code), "status": .number(Double(problem.status))])])))
+                            continue
+                        }
+                        let (id, frames) = realtime.hub.connect(user: user)
+                        session = (user, id, token, claims.app)
+                        try await outbound.write(.text("40" + Self.json(["sid": .string(Self.randomID())])))
+                        try await outbound.write(.text(await realtime.state(token: token, app: claims.app).socketIOText))
+                        group.addTask {
+                            for await frame in frames { try await outbound.write(.text(frame.socketIOText)) }
+                            try await outbound.write(.text("41"))  // server-side disconnect of the namespace
+                            try await outbound.close(.normalClosure, reason: "account deleted")
+                        }
+                    case .event(let name, let ackID?):
+                        guard let session else { continue }
+                        try await answer(name, ackID: ackID, token: session.token, app: session.app, outbound: outbound)
+                    case .event(_, nil), .ignored:
                         continue
                     }
                 }
@@ -111,24 +105,13 @@ struct SocketIOConnections: Sendable {
 
     /// Client events: `get_state` (with an acknowledgement) returns the state; anything else with an ack id gets
     /// `{"ok": false}` so the client's callback does not hang.
-    private func answer(_ packet: Substring, token: String, app: String?, outbound: WebSocketOutboundWriter) async throws {
-        let ackID = packet.prefix(while: \.isNumber)
-        let body = packet.dropFirst(ackID.count)
-        guard let array = try? JSONDecoder.lantern.decode([JSONValue].self, from: Data(body.utf8)), case .string(let name)? = array.first else { return }
-        guard !ackID.isEmpty else { return }
+    private func answer(_ name: String, ackID: UInt64, token: String, app: String?, outbound: WebSocketOutboundWriter) async throws {
         if name == "get_state" {
             let state = await realtime.state(token: token, app: app)
             try await outbound.write(.text("43\(ackID)" + (Self.encode([state.data]) ?? "[null]")))
         } else {
             try await outbound.write(.text("43\(ackID)[{\"ok\":false,\"error\":\"unknown_event\"}]"))
         }
-    }
-
-    /// `"/admin,{…}"` → ("/admin", "{…}"); no leading slash means the main namespace.
-    static func splitNamespace(_ packet: Substring) -> (String, String) {
-        guard packet.first == "/" else { return ("/", String(packet)) }
-        guard let comma = packet.firstIndex(of: ",") else { return (String(packet), "") }
-        return (String(packet[..<comma]), String(packet[packet.index(after: comma)...]))
     }
 
     static func json(_ object: [String: JSONValue]) -> String { encode(object) ?? "{}" }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import ImageSanitizer
+import MediaUpload
 import LanternContracts
 import LanternCore
 import LanternHTTP

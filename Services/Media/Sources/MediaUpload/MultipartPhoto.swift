@@ -6,12 +6,13 @@ import NIOCore
 /// The photo inside a `multipart/form-data` upload (what `FormData` in React Native sends).
 ///
 /// The part named `photo` (or `file`, `image`) wins; otherwise the first part with a file name. Only the bytes are
-/// used: the part's own content type is as untrusted as the request's.
-enum MultipartPhoto {
+/// used: the part's own content type is as untrusted as the request's. A module of its own (with MultipartKit)
+/// so that the parse of these attacker bytes can be fuzzed alone (`make fuzz`).
+public enum MultipartPhoto {
     /// Room for the multipart envelope on top of the photo limit.
-    static let overhead = 16 * 1024
+    public static let overhead = 16 * 1024
 
-    static func boundary(of contentType: String) -> String? {
+    public static func boundary(of contentType: String) -> String? {
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if pair.count == 2, pair[0].lowercased() == "boundary" {
@@ -22,7 +23,7 @@ enum MultipartPhoto {
         return nil
     }
 
-    static func extract(from body: ByteBuffer, contentType: String) throws -> [UInt8] {
+    public static func extract(from body: ByteBuffer, contentType: String) throws -> [UInt8] {
         guard let boundary = boundary(of: contentType) else {
             throw Problem.badRequest("multipart/form-data needs a boundary parameter.", code: "malformed_multipart")
         }
