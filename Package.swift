@@ -148,7 +148,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
@@ -242,7 +241,7 @@ let package = Package(
         .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
         .target(
             name: "MediaUpload",
-            dependencies: ["LanternCore", nioCore, .product(name: "MultipartKit", package: "multipart-kit")],
+            dependencies: ["LanternCore", nioCore],
             path: "Services/Media/Sources/MediaUpload",
             swiftSettings: strict
         ),

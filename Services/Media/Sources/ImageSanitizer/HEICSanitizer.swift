@@ -99,6 +99,7 @@ enum HEICSanitizer {
             // take time growing with the square of the file.
             var ranges: [(range: Range<Int>, kind: String)] = []
             let idat = children.first(where: { $0.type == "idat" })
+            let dataAreas = (top.filter { $0.type == "mdat" } + (idat.map { [$0] } ?? [])).map { $0.payload..<$0.end }
             let version = try b.u8(iloc.payload)
             var p = iloc.payload + 4
             let sizes = try b.u8(p), more = try b.u8(p + 1)
@@ -135,6 +136,11 @@ enum HEICSanitizer {
                     let start = try Bytes.add(origin, try Bytes.add(base, offset))
                     let end = length == 0 ? (method == 1 ? (idat?.end ?? data.count) : data.count) : try Bytes.add(start, length)
                     guard start >= 0, start <= end, end <= data.count else { throw .truncated("metadata item outside the file") }
+                    // Item data lives in `mdat` (or `idat`); an extent over the boxes themselves would have the
+                    // clean-up overwrite the file's structure (found by `make fuzz`, Tests/Fuzz/Regressions/heic).
+                    guard dataAreas.contains(where: { $0.lowerBound <= start && end <= $0.upperBound }) else {
+                        throw .malformed("a metadata item outside the media data")
+                    }
                     ranges.append((start..<end, kind))
                     if !removed.contains(kind) { removed.append(kind) }
                 }

@@ -1,13 +1,12 @@
 import Foundation
 import LanternCore
-import MultipartKit
 import NIOCore
 
 /// The photo inside a `multipart/form-data` upload (what `FormData` in React Native sends).
 ///
 /// The part named `photo` (or `file`, `image`) wins; otherwise the first part with a file name. Only the bytes are
-/// used: the part's own content type is as untrusted as the request's. A module of its own (with MultipartKit)
-/// so that the parse of these attacker bytes can be fuzzed alone (`make fuzz`).
+/// used: the part's own content type is as untrusted as the request's. A module of its own (`MultipartForm`
+/// splits the body) so that the parse of these attacker bytes can be fuzzed alone (`make fuzz`).
 public enum MultipartPhoto {
     /// Room for the multipart envelope on top of the photo limit.
     public static let overhead = 16 * 1024
@@ -23,38 +22,21 @@ public enum MultipartPhoto {
         return nil
     }
 
-    public static func extract(from body: ByteBuffer, contentType: String) throws -> [UInt8] {
-        guard let boundary = boundary(of: contentType) else {
-            throw Problem.badRequest("multipart/form-data needs a boundary parameter.", code: "malformed_multipart")
+    public static func extract(from body: ByteBuffer, contentType: String) throws(Problem) -> [UInt8] {
+        guard let boundary = boundary(of: contentType), boundary.utf8.count <= 70 else {
+            throw Problem.badRequest("multipart/form-data needs a boundary parameter of 1 to 70 characters.", code: "malformed_multipart")
         }
-        struct Part { var name: String?; var filename: String?; var bytes: [UInt8] = [] }
-        var parts: [Part] = []
-        var current = Part()
-        let parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { name, value in
-            guard name.lowercased() == "content-disposition" else { return }
-            for item in value.split(separator: ";").dropFirst() {
-                let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard pair.count == 2 else { continue }
-                let text = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                if pair[0] == "name" { current.name = text }
-                if pair[0] == "filename" { current.filename = text }
-            }
-        }
-        parser.onBody = { chunk in current.bytes += chunk.readBytes(length: chunk.readableBytes) ?? [] }
-        parser.onPartComplete = {
-            parts.append(current)
-            current = Part()
-        }
+        let form: MultipartForm
         do {
-            try parser.execute(body)
+            form = try MultipartForm(body: Array(buffer: body), boundary: boundary)
         } catch {
-            throw Problem.badRequest("The multipart body could not be read.", code: "malformed_multipart")
+            throw Problem.badRequest("The multipart body could not be read (\(error)).", code: "malformed_multipart")
         }
+        let parts = form.parts
         let preferred = parts.first { ["photo", "file", "image"].contains($0.name ?? "") } ?? parts.first { $0.filename != nil }
-        guard let photo = preferred, !photo.bytes.isEmpty else {
+        guard let photo = preferred, !photo.body.isEmpty else {
             throw Problem.invalid(field: "photo", "the form has no photo part (name it \"photo\")", code: "image_missing")
         }
-        return photo.bytes
+        return Array(photo.body)
     }
 }

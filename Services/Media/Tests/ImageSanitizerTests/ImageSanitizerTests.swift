@@ -121,40 +121,56 @@ struct HostileImageTests {
     static func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
     static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { be32(8 + payload.count) + Array(type.utf8) + payload }
 
-    /// A HEIC whose `iloc` names its Exif item in `extents` extents with zero-byte offset, length and base fields:
-    /// each extent takes no room in the file and, being of length 0, reaches to the end of it.
-    static func emptyExtentsHEIC(extents: Int, padding: Int) -> [UInt8] {
+    /// A HEIC whose `iloc` names its Exif item in `extents` extents, each the offset of the media data and a
+    /// zero-byte length field: each takes 4 bytes of the file and, being of length 0, reaches to its end.
+    static func emptyExtentsHEIC(extents: Int, padding: Int) -> (file: [UInt8], mediaData: Int) {
         let infe = box("infe", [2, 0, 0, 0] + be16(1) + be16(0) + Array("Exif".utf8) + [0])
         let iinf = box("iinf", [0, 0, 0, 0] + be16(1) + infe)
         let iprp = box("iprp", box("ipco", box("ispe", [0, 0, 0, 0] + be32(64) + be32(48))))
-        let iloc = box("iloc", [0, 0, 0, 0] + [0x00, 0x00] + be16(1) + be16(1) + be16(0) + be16(extents))
-        return box("ftyp", Array("heic".utf8) + [0, 0, 0, 0]) + box("meta", [0, 0, 0, 0] + iinf + iprp + iloc)
-            + box("mdat", [UInt8](repeating: 0xAB, count: padding))
+        func iloc(_ offset: Int) -> [UInt8] {
+            box("iloc", [0, 0, 0, 0] + [0x40, 0x00] + be16(1) + be16(1) + be16(0) + be16(extents)
+                + (0..<extents).flatMap { _ in be32(offset) })
+        }
+        let ftyp = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0])
+        let metaSize = box("meta", [0, 0, 0, 0] + iinf + iprp + iloc(0)).count
+        let mediaData = ftyp.count + metaSize + 8
+        return (ftyp + box("meta", [0, 0, 0, 0] + iinf + iprp + iloc(mediaData)) + box("mdat", [UInt8](repeating: 0xAB, count: padding)), mediaData)
     }
 
     @Test("a HEIC naming its Exif item in 60,000 empty extents is refused as malformed (a cap on extents)")
     func tooManyExtents() throws {
-        #expect(throws: ImageRejection.self) { try ImageSanitizer().sanitize(Self.emptyExtentsHEIC(extents: 60_000, padding: 64 * 1024)) }
+        #expect(throws: ImageRejection.self) { try ImageSanitizer().sanitize(Self.emptyExtentsHEIC(extents: 60_000, padding: 64 * 1024).file) }
     }
 
     @Test("overlapping metadata extents are cleaned with each byte written once, not once per extent")
     func overlappingExtentsAreLinear() throws {
         // 8,000 extents each covering the whole 64 KiB file: 512 MiB of writes if each were rewritten (seconds,
         // minutes for larger files); the clean-up writes the file once.
-        let crafted = Self.emptyExtentsHEIC(extents: 8_000, padding: 64 * 1024)
+        let (crafted, mediaData) = Self.emptyExtentsHEIC(extents: 8_000, padding: 64 * 1024)
         let started = ContinuousClock.now
         let image = try ImageSanitizer().sanitize(crafted)
         // Linear: tens of milliseconds even in a debug build; rewriting per extent took minutes (a loaded CI machine
         // must not fail the linear version, so the bound is far above it and far below the quadratic one).
         #expect(ContinuousClock.now - started < .seconds(20))
         #expect(image.removed == ["EXIF"] && image.bytes.count == crafted.count)
-        #expect(Array(image.bytes.prefix(HEICSanitizer.emptyExif.count)) == HEICSanitizer.emptyExif)
+        #expect(Array(image.bytes[mediaData...].prefix(HEICSanitizer.emptyExif.count)) == HEICSanitizer.emptyExif)
         #expect(!image.bytes.contains(0xAB), "every byte the Exif extents name was overwritten")
+        #expect(image.bytes[..<mediaData] == crafted[..<mediaData], "the boxes before the media data are untouched")
+    }
+
+    @Test("a HEIC whose Exif extent covers its own boxes is refused, not cleaned into a broken file")
+    func metadataOverTheBoxes() throws {
+        // Offset 0: the extent starts at `ftyp` and runs over `meta`; overwriting it would erase `ispe`.
+        let (crafted, mediaData) = Self.emptyExtentsHEIC(extents: 1, padding: 64)
+        var overBoxes = crafted
+        overBoxes.replaceSubrange((mediaData - 12)..<(mediaData - 8), with: Self.be32(0))
+        #expect(throws: ImageRejection.malformed("a metadata item outside the media data")) { try ImageSanitizer().sanitize(overBoxes) }
+        #expect(try ImageSanitizer().sanitize(crafted).removed == ["EXIF"])
     }
 
     @Test("an image whose checks outlast the time budget is refused as overBudget, for each format's loops")
     func timeBudget() throws {
-        let heic = Self.emptyExtentsHEIC(extents: 8_000, padding: 64 * 1024)
+        let heic = Self.emptyExtentsHEIC(extents: 8_000, padding: 64 * 1024).file
         // JPEG: a 64 KiB scan, byte by byte; PNG: 4,000 chunks; each far more than 1,024 steps.
         let jpeg = [0xFF, 0xD8] + AllowListTests.segment(0xC0, [8] + Self.be16(48) + Self.be16(64) + [1, 1, 0x11, 0])
             + AllowListTests.segment(0xDA, [1, 1, 0, 0, 63, 0]) + [UInt8](repeating: 0x55, count: 64 * 1024) + [0xFF, 0xD9]
