@@ -1,3 +1,5 @@
+import Foundation
+
 /// A `multipart/form-data` body (RFC 7578 over RFC 2046) split into its parts, in one pass over the bytes.
 ///
 /// Written here rather than taken from MultipartKit: its 4.7.1 parser indexes a 128-entry table with any byte of
@@ -81,7 +83,7 @@ public struct MultipartForm: Sendable {
         guard name.lowercased() == "content-disposition" else { return }
         let value = String(decoding: line[(colon + 1)...], as: UTF8.self)
         for item in value.split(separator: ";").dropFirst() {
-            let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
+            let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard pair.count == 2 else { continue }
             var text = pair[1]
             if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
@@ -113,11 +115,5 @@ public struct MultipartForm: Sendable {
             i += 1
         }
         return nil
-    }
-}
-
-extension StringProtocol {
-    func trimmingWhitespace() -> String {
-        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
     }
 }
