@@ -1,8 +1,23 @@
 # Lantern: two commands on a fresh machine — `make up` starts the stack, `make test` runs every test.
-.PHONY: up down test bench fuzz build deploy-files
+.PHONY: up down test bench fuzz build deploy-files compose-secrets token demo status logs reset client
 
 up:    ## install what is missing, start PostgreSQL, Redis and every service; prints the gateway URL
 	@bash scripts/up.sh
+
+token: ## sign a made-up person in through the gateway (APP=pairly NAME=Ada PROVIDER=google|apple) and print the tokens
+	@python3 scripts/dev.py token --app "$(or $(APP),pairly)" --name "$(or $(NAME),Ada)" --provider "$(or $(PROVIDER),google)"
+
+demo:  ## drive Pairly, AstroSvitla and Lucky Day through the gateway as two people would, printing each step
+	@python3 scripts/dev.py demo
+
+status: ## each process of the local stack: pid, API port, readiness
+	@python3 scripts/dev.py status
+
+logs:  ## follow every log of the local stack (SERVICE=gateway for one)
+	@bash scripts/logs.sh $(SERVICE)
+
+reset: ## stop the stack and delete its local data (database, Redis, photos, logs), after a confirmation
+	@bash scripts/reset.sh
 
 down:  ## stop the stack (data stays in .lantern/)
 	@bash scripts/down.sh
@@ -19,5 +34,11 @@ fuzz:  ## every parser of untrusted bytes under libFuzzer + AddressSanitizer, FU
 build:
 	@swift build
 
-deploy-files: ## assemble docker-compose.yml and infra/k8s/lantern.yaml from Services/services.tsv and each Services/<Folder>/deploy/
+deploy-files: ## assemble docker-compose.yml, the image lock infra/Package.resolved and the rendered Kubernetes overlays (infra/k8s/rendered)
 	@bash scripts/deploy-files.sh
+
+compose-secrets: ## make the secret files docker-compose.yml mounts (random values, once) under .lantern/compose
+	@bash scripts/compose-secrets.sh
+
+client: ## regenerate the Swift client of the API (Clients/LanternClient) from docs/api/openapi.yaml with swift-openapi-generator
+	@bash scripts/openapi-client.sh

@@ -23,6 +23,8 @@ let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
 let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 let nioFoundation = Target.Dependency.product(name: "NIOFoundationCompat", package: "swift-nio")
 let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
+let tracing = Target.Dependency.product(name: "Tracing", package: "swift-distributed-tracing")
+let otel = Target.Dependency.product(name: "OTel", package: "swift-otel")
 
 /// A service of the stack: everything in `Services/<folder>/` — its library (`Sources/<library>`, the code; tests
 /// import it), a one-line executable (`Sources/<executable>`) and its tests (`Tests/<library>Tests`).
@@ -86,13 +88,13 @@ let services: [Service] = [
         "identity", folder: "Identity", library: "IdentityService",
         dependencies: ["LanternDatabase", "LanternEvents", "LanternRedis", "LanternTokens", postgres, jwt, crypto,
                        httpClient, nioFoundation],
-        testDependencies: [jwt, crypto]
+        testDependencies: ["DevIdentity", jwt, crypto]
     ),
     Service(
         "media", folder: "Media", library: "MediaService",
-        dependencies: ["ImageSanitizer", "MediaUpload", "LanternDatabase", "LanternEvents", "LanternRedis", "LanternTokens", httpTypes,
+        dependencies: ["ImageSanitizer", "MediaUpload", "LanternDatabase", "LanternEvents", "LanternObjectStorage", "LanternRedis", "LanternTokens", httpTypes,
                        postgres, crypto, httpClient, nioCore, nioPosix, nioFoundation],
-        testDependencies: [postgres]
+        testDependencies: ["LanternObjectStorage", postgres]
     ),
     Service(
         "astrology", folder: "Astrology", library: "AstrologyService",
@@ -118,8 +120,8 @@ let services: [Service] = [
         "gateway", folder: "Gateway", library: "GatewayService",
         dependencies: ["LanternRedis", "LanternTokens", "LanternEvents", "SocketIOProtocol",
                        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"), httpTypes, httpClient,
-                       crypto, nioFoundation, .product(name: "NIOHTTP1", package: "swift-nio")],
-        resources: [.copy("openapi.yaml")],
+                       crypto, nioFoundation, metrics, tracing, .product(name: "NIOHTTP1", package: "swift-nio")],
+        resources: [.copy("openapi.yaml"), .copy("Resources")],
         testDependencies: ["LanternHTTP", "LanternEvents", "LanternRedis", nioPosix,
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
         testExclude: ["Clients"]
@@ -151,6 +153,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // Tracing: W3C trace context through HTTP and the event bus, exported over OTLP/HTTP when configured (the
+        // gRPC exporter's trait is off: it would bring gRPC into every executable for nothing).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // The generated Swift client of the API (Clients/LanternClient), which the end-to-end tests drive.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     ],
     targets: services.flatMap(\.targets) + [
         // MARK: Shared libraries
@@ -182,7 +191,7 @@ let package = Package(
         .target(
             name: "LanternEvents",
             dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternRedis", postgres, lifecycle,
-                           logging, metrics],
+                           logging, metrics, tracing],
             path: "Shared/LanternEvents",
             swiftSettings: strict
         ),
@@ -195,7 +204,7 @@ let package = Package(
         .target(
             name: "LanternHTTP",
             dependencies: ["LanternContracts", "LanternCore", "LanternTokens", hummingbird, httpTypes, httpClient,
-                           metrics, prometheus, lifecycle, logging, nioCore, nioPosix, nioFoundation,
+                           metrics, prometheus, lifecycle, logging, nioCore, nioPosix, nioFoundation, tracing, otel,
                            .product(name: "NIOHTTP1", package: "swift-nio")],
             path: "Shared/LanternHTTP",
             swiftSettings: strict
@@ -228,11 +237,18 @@ let package = Package(
             path: "Shared/LanternRendering",
             swiftSettings: strict
         ),
+        // S3-compatible object storage (SigV4 over async-http-client): photos now, report PDFs and images next.
+        .target(
+            name: "LanternObjectStorage",
+            dependencies: [httpClient, crypto, nioCore, .product(name: "NIOHTTP1", package: "swift-nio")],
+            path: "Shared/LanternObjectStorage",
+            swiftSettings: strict
+        ),
         .target(
             name: "LanternService",
             dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
                            "LanternRedis", hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
-                           postgres, .product(name: "_ConnectionPoolModule", package: "postgres-nio"), httpClient, lifecycle, logging],
+                           postgres, .product(name: "_ConnectionPoolModule", package: "postgres-nio"), httpClient, lifecycle, logging, metrics],
             path: "Shared/LanternService",
             swiftSettings: strict
         ),
@@ -285,6 +301,31 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // The Swift client of the API for the iOS apps, generated by `make client` (its own package too:
+        // Clients/LanternClient/Package.swift); here so the end-to-end tests use it.
+        .target(
+            name: "LanternClient",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                           .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), httpTypes],
+            path: "Clients/LanternClient/Sources/LanternClient"
+        ),
+
+        // The development identity provider (`make up`, `make token`): never part of a deployment.
+        .target(
+            name: "DevIdentity",
+            dependencies: ["LanternContracts", "LanternCore", "LanternHTTP", hummingbird, crypto, jwt,
+                           .product(name: "CryptoExtras", package: "swift-crypto")],
+            path: "Tools/DevIdentity",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "lantern-dev-identity",
+            dependencies: ["DevIdentity", "LanternCore", hummingbird, logging, nioCore, nioPosix,
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/lantern-dev-identity",
+            swiftSettings: strict
+        ),
+
         // MARK: Fuzzing (scripts/fuzz.sh builds lantern-fuzz with libFuzzer; the tests replay the saved inputs)
         .target(
             name: "FuzzChecks",
@@ -298,7 +339,7 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "LanternTestSupport",
-            dependencies: ["LanternAppStore", "LanternContracts", "LanternCore", "LanternLLM", "LanternDatabase", "LanternRedis",
+            dependencies: ["DevIdentity", "LanternAppStore", "LanternObjectStorage", "LanternContracts", "LanternCore", "LanternLLM", "LanternDatabase", "LanternRedis",
                            "LanternEvents", "LanternTokens", postgres, hummingbird, crypto, jwt,
                            .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient,
                            lifecycle, logging, nioSSL, nioPosix, .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -357,6 +398,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "LanternObjectStorageTests",
+            dependencies: ["LanternObjectStorage", "LanternTestSupport", httpClient],
+            path: "Tests/LanternObjectStorageTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "LanternRenderingTests",
             dependencies: ["LanternRendering", "LanternTestSupport"],
             path: "Tests/LanternRenderingTests",
@@ -377,7 +424,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             // ContentService: the rules coverage test runs content's matcher over charts from the real astrology.
-            dependencies: ["ContentService", "LanternAppStore", "LanternTestSupport", "LanternContracts", "LanternEvents", httpClient, postgres,
+            dependencies: ["ContentService", "DevIdentity", "LanternClient", .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), "LanternAppStore", "LanternHTTP", "LanternTestSupport", "LanternContracts", "LanternEvents", httpClient, postgres, nioCore,
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             path: "Tests/EndToEndTests",
             swiftSettings: strict

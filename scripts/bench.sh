@@ -47,7 +47,7 @@ cleanup() {
 trap cleanup EXIT
 
 export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench?pool=8"
-export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" LOG_LEVEL=warning HTTP_HOST=127.0.0.1
+export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" LOG_LEVEL=warning HTTP_HOST=127.0.0.1 LANTERN_ENVIRONMENT=development
 export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000 DEVICE_SIGNIN_APPS=luckyday,pairly,astrosvitla
 # Thousands of idle WebSockets need file descriptors (gateway and the client side).
 ulimit -n 65536 2>/dev/null || ulimit -n 16384 2>/dev/null || true
@@ -55,19 +55,19 @@ ulimit -n 65536 2>/dev/null || ulimit -n 16384 2>/dev/null || true
 export_service_urls 127.0.0.1 10000
 export_service_secrets "$STATE/bench/service-secret"
 HTTP_PORT=18081 "$BIN/identity" > "$STATE/bench/identity.log" 2>&1 & PIDS+=($!); IDENTITY_PID=$!
-wait_http http://127.0.0.1:18081/health/ready 60 || die "identity did not start"
+wait_http http://127.0.0.1:19081/health/ready 60 || die "identity did not start"
 HTTP_PORT=18082 MEDIA_STORAGE_DIR="$STATE/bench/media" "$BIN/media" > "$STATE/bench/media.log" 2>&1 & PIDS+=($!)
-wait_http http://127.0.0.1:18082/health/ready 60 || die "media did not start"
+wait_http http://127.0.0.1:19082/health/ready 60 || die "media did not start"
 HTTP_PORT=18083 PLACES_FILE="$(ensure_gazetteer)" "$BIN/astrology" > "$STATE/bench/astrology.log" 2>&1 & PIDS+=($!)
-wait_http http://127.0.0.1:18083/health/ready 60 || die "astrology did not start"
+wait_http http://127.0.0.1:19083/health/ready 60 || die "astrology did not start"
 # content writes with its local grammars here (no model); the slow-model run below restarts it.
 start_content() {
   HTTP_PORT=18084 SCHEDULER_INTERVAL_SECONDS=0.2 "$@" "$BIN/content" >> "$STATE/bench/content.log" 2>&1 & PIDS+=($!); CONTENT_PID=$!
-  wait_http http://127.0.0.1:18084/health/ready 60 || die "content did not start"
+  wait_http http://127.0.0.1:19084/health/ready 60 || die "content did not start"
 }
 start_content env
 HTTP_PORT=18080 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
-wait_http http://127.0.0.1:18080/health/ready 60 || die "gateway did not start"
+wait_http http://127.0.0.1:19080/health/ready 60 || die "gateway did not start"
 
 sleep 3
 : > "$OUT"

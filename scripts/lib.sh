@@ -32,6 +32,10 @@ ensure_packages() {
   command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  if [ "${1:-}" = "--test" ]; then
+    # promtool (in Debian's prometheus package) lints every executable's /metrics and the alert rules.
+    command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+  fi
   if [ "${1:-}" = "--bench" ]; then
     command -v wrk >/dev/null 2>&1 || missing+=(wrk)
     # The reverse proxy an operator would otherwise put in front: the gateway's peer in the HTTP benchmark.
@@ -72,7 +76,8 @@ pg_bindir() {
 # PostgreSQL refuses to run as root: as root the cluster belongs to the 'postgres' user, and its folder must be
 # reachable by that user (a checkout under /root is not), so it falls back to /var/tmp then.
 pg_datadir() {
-  local name="$1" dir="$STATE/$name"
+  local name="$1"
+  local dir="$STATE/$name"
   if [ "$(id -u)" = 0 ]; then
     mkdir -p "$dir"
     if ! runuser -u postgres -- test -x "$dir" 2>/dev/null; then

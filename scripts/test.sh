@@ -6,12 +6,15 @@ source "$(dirname "$0")/lib.sh"
 PG_PORT="${LANTERN_TEST_PG_PORT:-54329}"
 REDIS_PORT="${LANTERN_TEST_REDIS_PORT:-63799}"
 
-ensure_packages
+ensure_packages --test
+# The alert rules (promtool unit tests), the Grafana dashboard and the scrape config against the metrics the code
+# exposes; fast, and it needs no build.
+bash "$ROOT/scripts/observability-check.sh"
 # Independent peers for the tests, from PyPI: an image decoder (metadata stripping must not break pictures), a
 # real Socket.IO v4 client, and schemathesis (the OpenAPI document against the running stack).
-python3 -c "import PIL, pillow_heif, socketio, websocket, schemathesis" 2>/dev/null || {
-  say "installing Pillow, pillow-heif, python-socketio, websocket-client and schemathesis (PyPI) for the tests"
-  python3 -m pip install -q pillow pillow-heif "python-socketio[client]" websocket-client schemathesis
+python3 -c "import PIL, pillow_heif, socketio, websocket, schemathesis, kubernetes_validate, yaml, moto, boto3, flask, jsonschema" 2>/dev/null || {
+  say "installing Pillow, pillow-heif, python-socketio, websocket-client, schemathesis, kubernetes-validate and moto's S3 server (PyPI) for the tests"
+  python3 -m pip install -q pillow pillow-heif "python-socketio[client]" websocket-client schemathesis kubernetes-validate pyyaml "moto[server]" boto3 jsonschema
 }
 start_postgres test "$PG_PORT" "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 start_redis test "$REDIS_PORT"

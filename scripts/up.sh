@@ -25,9 +25,28 @@ BIN="$(cd "$ROOT" && swift build -c "$CONFIG" --show-bin-path)"
 mkdir -p "$STATE/logs" "$STATE/run"
 export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
-export HTTP_HOST="$HOST" LOG_LEVEL="${LOG_LEVEL:-info}"
+# The local stack is development: the development identity provider and built-in keys are allowed (never in a
+# deployment, where LANTERN_ENVIRONMENT is unset and means production).
+export HTTP_HOST="$HOST" LOG_LEVEL="${LOG_LEVEL:-info}" LOG_FORMAT="${LOG_FORMAT:-text}" LANTERN_ENVIRONMENT=development
 export PLACES_FILE="$(ensure_gazetteer)"
 export MEDIA_STORAGE_DIR="$STATE/dev/media"
+
+# The development identity provider (Tools/DevIdentity): made-up Google and Apple accounts for Pairly and the rest,
+# so sign-in works with no Google or Apple project. Identity trusts its key sets only in development.
+DEV_IDENTITY_PORT="${LANTERN_DEV_IDENTITY_PORT:-8089}"
+pidfile="$STATE/run/dev-identity.pid"
+if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+  say "dev-identity already running (pid $(cat "$pidfile"))"
+else
+  say "starting dev-identity on $HOST:$DEV_IDENTITY_PORT (made-up Google and Apple accounts: make token)"
+  nohup "$BIN/lantern-dev-identity" --host "$HOST" --port "$DEV_IDENTITY_PORT" --key-file "$STATE/dev/identity-provider.pem" \
+    >>"$STATE/logs/dev-identity.log" 2>&1 &
+  echo $! > "$pidfile"
+  wait_http "http://$HOST:$DEV_IDENTITY_PORT/google/jwks.json" 30 || { tail -n 30 "$STATE/logs/dev-identity.log" >&2; die "dev-identity did not start"; }
+fi
+# Read by identity only.
+export GOOGLE_CLIENT_IDS="lantern-dev.apps.googleusercontent.com" GOOGLE_JWKS_URL="http://$HOST:$DEV_IDENTITY_PORT/google/jwks.json"
+export APPLE_CLIENT_IDS="app.lantern.dev" APPLE_JWKS_URL="http://$HOST:$DEV_IDENTITY_PORT/apple/jwks.json"
 export_service_urls "$HOST"
 export_service_secrets "$STATE/dev/service-secret"
 for entry in "${LANTERN_SERVICES[@]}"; do
@@ -36,9 +55,13 @@ for entry in "${LANTERN_SERVICES[@]}"; do
   if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
     say "$name already running (pid $(cat "$pidfile"))"; continue
   fi
-  say "starting $name on $HOST:$port"
-  HTTP_PORT="$port" nohup "$BIN/$name" >>"$STATE/logs/$name.log" 2>&1 &
+  ops=$((port + 1000))
+  say "starting $name on $HOST:$port (operations: $HOST:$ops)"
+  HTTP_PORT="$port" OPS_PORT="$ops" nohup "$BIN/$name" >>"$STATE/logs/$name.log" 2>&1 &
   echo $! > "$pidfile"
-  wait_http "http://$HOST:$port/health/ready" 60 || { tail -n 30 "$STATE/logs/$name.log" >&2; die "$name did not become ready"; }
+  wait_http "http://$HOST:$ops/health/ready" 60 || { tail -n 30 "$STATE/logs/$name.log" >&2; die "$name did not become ready"; }
 done
-say "Lantern is up: http://$HOST:$(for e in "${LANTERN_SERVICES[@]}"; do set -- $e; [ "$1" = gateway ] && echo "$2"; done)  (logs in $STATE/logs, stop with: make down)"
+gateway_port=$(for e in "${LANTERN_SERVICES[@]}"; do set -- $e; [ "$1" = gateway ] && echo "$2"; done)
+say "Lantern is up: http://$HOST:$gateway_port  (API reference: http://$HOST:$gateway_port/docs)"
+say "  see it work: make demo · sign in as anyone: make token APP=pairly NAME=Ada (or http://$HOST:$DEV_IDENTITY_PORT/)"
+say "  make status · make logs · make down (data stays) · make reset (data goes)"

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// The operation did not finish in time.
-public struct DeadlineExceeded: Error, Sendable {
+public struct DeadlineExceeded: Error, Sendable, CustomStringConvertible {
     public init() {}
+    public var description: String { "timed out" }
 }
 
 /// Runs `operation` and returns its result, or throws `DeadlineExceeded` as soon as `timeout` has passed,

@@ -51,6 +51,35 @@ public struct Settings: Sendable {
 
     public func string(_ key: String, default value: String) -> String { string(key) ?? value }
 
+    /// A secret: the variable itself, or the contents of the file named by `<VARIABLE>_FILE` (trailing line
+    /// breaks dropped), so a deployment can mount secrets as files (Docker and Kubernetes secrets) instead of
+    /// putting them in the process environment, which `docker inspect` and crash reports show. Setting both is
+    /// an error: which one wins would be a guess.
+    public func secret(_ key: String) throws -> String? {
+        let variable = Self.variableName(key)
+        let direct = string(key)
+        guard let path = string(key + ".file") else { return direct }
+        guard direct == nil else {
+            throw ConfigurationError(variable: variable + "_FILE", message: "and \(variable) are both set: set one of them")
+        }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(variable: variable + "_FILE", message: "names '\(path)', which cannot be read as UTF-8 text")
+        }
+        var value = Substring(text)
+        while let last = value.last, last == "\n" || last == "\r" { value = value.dropLast() }
+        return value.isEmpty ? nil : String(value)
+    }
+
+    public func secret(_ key: String, default value: String) throws -> String { try secret(key) ?? value }
+
+    public func requiredSecret(_ key: String) throws -> String {
+        guard let value = try secret(key) else {
+            let variable = Self.variableName(key)
+            throw ConfigurationError(variable: variable, message: "is required but not set (nor \(variable)_FILE)")
+        }
+        return value
+    }
+
     public func requiredString(_ key: String) throws -> String {
         guard let value = string(key) else {
             throw ConfigurationError(variable: Self.variableName(key), message: "is required but not set")
@@ -99,7 +128,16 @@ public struct Settings: Sendable {
 
     /// A comma-separated list; empty items are dropped.
     public func list(_ key: String) -> [String] {
-        (string(key) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        Self.items(string(key))
+    }
+
+    /// A comma-separated list that is a secret (`secret(_:)`).
+    public func secretList(_ key: String) throws -> [String] {
+        Self.items(try secret(key))
+    }
+
+    static func items(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     public func logLevel() throws -> Logger.Level {
@@ -134,20 +172,45 @@ public protocol ServiceConfiguration: Sendable {
 }
 
 /// Settings every Lantern process reads.
+///
+/// Each process listens on two ports: `HTTP_PORT` for its API (and a bare `/health/live`), and `OPS_PORT` for
+/// what only the deployment should see — `/health/ready`, `/metrics` and, on the gateway, the upstream report.
+/// Keeping them apart means a public listener never reveals topology or metrics, whatever sits in front of it.
 public struct ProcessSettings: Sendable {
+    /// `LANTERN_ENVIRONMENT`: what only development may do (a development identity provider, built-in keys) is
+    /// refused unless it says `development`; unset means production, so a forgotten variable fails safe.
+    public enum Environment: String, Sendable {
+        case development, production
+    }
+
     public var serviceName: String
+    public var environment: Environment
     public var host: String
     public var port: Int
     public var logLevel: Logger.Level
+    /// `LOG_FORMAT`: `json` (default) or `text`.
+    public var logFormat: LogLine.Format
     /// The port when `HTTP_PORT` is not set (each service has its own; `Services/services.tsv` lists them).
     public var defaultPort: Int
+    /// `OPS_HOST`: where the operations listener binds (default: `HTTP_HOST`).
+    public var operationsHost: String
+    /// `OPS_PORT`: the operations listener (default: `HTTP_PORT` + 1000; any free port when `HTTP_PORT` is 0).
+    public var operationsPort: Int
+
+    /// The operations port that goes with an API port when `OPS_PORT` is not set.
+    public static func defaultOperationsPort(for port: Int) -> Int { port == 0 ? 0 : port + operationsPortOffset }
+    public static let operationsPortOffset = 1000
 
     public init(serviceName: String, host: String, port: Int, logLevel: Logger.Level) {
         self.serviceName = serviceName
         self.host = host
         self.port = port
         self.logLevel = logLevel
+        self.logFormat = .json
         self.defaultPort = port
+        self.environment = .production
+        self.operationsHost = host
+        self.operationsPort = Self.defaultOperationsPort(for: port)
     }
 
     public init(serviceName: String, settings: Settings, defaultPort: Int) throws {
@@ -156,5 +219,24 @@ public struct ProcessSettings: Sendable {
         self.host = settings.string("http.host", default: "127.0.0.1")
         self.port = try settings.int("http.port", default: defaultPort, range: 0...65535)
         self.logLevel = try settings.logLevel()
+        let format = settings.string("log.format", default: "json")
+        guard let logFormat = LogLine.Format(rawValue: format.lowercased()) else {
+            throw ConfigurationError(variable: "LOG_FORMAT", message: "must be json or text, got '\(format)'")
+        }
+        self.logFormat = logFormat
+        let environment = settings.string("lantern.environment", default: "production")
+        guard let known = Environment(rawValue: environment.lowercased()) else {
+            throw ConfigurationError(variable: "LANTERN_ENVIRONMENT", message: "must be development or production, got '\(environment)'")
+        }
+        self.environment = known
+        self.operationsHost = settings.string("ops.host", default: host)
+        let derived = Self.defaultOperationsPort(for: port)
+        guard settings.string("ops.port") != nil || derived <= 65535 else {
+            throw ConfigurationError(variable: "OPS_PORT", message: "must be set when HTTP_PORT + \(Self.operationsPortOffset) is over 65535")
+        }
+        self.operationsPort = try settings.int("ops.port", default: derived, range: 0...65535)
+        if operationsPort != 0 && operationsPort == port {
+            throw ConfigurationError(variable: "OPS_PORT", message: "must differ from HTTP_PORT (\(port)): operations are never served on the API's port")
+        }
     }
 }

@@ -6,7 +6,9 @@ extension PostgresClient.Configuration {
     /// Builds a client configuration from a `postgres://user:password@host:port/database` URL (`DATABASE_URL`).
     ///
     /// `?sslmode=disable` (the default on loopback) or `require`; `?pool=N` caps the connection pool.
-    public static func lantern(url text: String, variable: String = "DATABASE_URL") throws -> Self {
+    /// - Parameter applicationName: PostgreSQL's `application_name` for the connections (`pg_stat_activity`
+    ///   shows who holds them; the pool gauge counts them by it).
+    public static func lantern(url text: String, variable: String = "DATABASE_URL", applicationName: String? = nil) throws -> Self {
         guard let components = URLComponents(string: text),
               let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme),
               let host = components.host, !host.isEmpty,
@@ -34,6 +36,7 @@ extension PostgresClient.Configuration {
             configuration.options.maximumConnections = size
         }
         configuration.options.connectTimeout = .seconds(5)
+        if let applicationName { configuration.options.additionalStartupParameters = [("application_name", applicationName)] }
         return configuration
     }
 }

@@ -48,7 +48,7 @@ public enum Migrator {
                     do {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     } catch {
-                        logger.critical("migration failed", metadata: ["schema": "\(schema)", "migration": "\(migration.id)", "error": "\(String(reflecting: error))"])
+                        logger.critical("migration failed", metadata: ["schema": "\(schema)", "migration": "\(migration.id)", "error": "\(DatabaseErrors.describe(error))"])
                         throw error
                     }
                 }

@@ -43,8 +43,11 @@ public struct Outbox: Sendable {
         }
     }
 
-    /// Adds an event to the outbox inside the caller's transaction. Call `committed()` after the commit.
+    /// Adds an event to the outbox inside the caller's transaction, carrying the current trace (`EventTrace`).
+    /// Call `committed()` after the commit.
     public func enqueue(_ envelope: EventEnvelope, stream: String, on connection: PostgresConnection, logger: Logger) async throws {
+        var envelope = envelope
+        if envelope.traceparent == nil { envelope.traceparent = EventTrace.currentTraceparent() }
         let payload = try envelope.encoded()
         try await connection.query("""
             INSERT INTO \(unescaped: schema).outbox (stream, event_id, payload) VALUES (\(stream), \(envelope.id), \(payload))
@@ -72,6 +75,12 @@ final class OutboxSignal: Sendable {
 /// Rows are locked with `FOR UPDATE SKIP LOCKED`, so several instances relay in parallel without publishing a row
 /// twice in the normal case. If the commit fails after `XADD`, the row is published again: consumers are idempotent
 /// by event id, which is what makes at-least-once delivery safe.
+///
+/// Every batch is bounded by `batchTimeout`, and stopping by `shutdownGrace`: a batch whose connection dies at the
+/// wrong moment can wait for ever (postgres-nio 1.33 leaves a `COMMIT` sent as its connection closes unanswered), and
+/// a connection whose packets stop arriving waits for TCP. Such a batch is abandoned (its rows stay in the outbox, and
+/// its locks go with its connection), so one database blip cannot stop a process's events for good, nor keep the
+/// process from stopping.
 public struct OutboxRelay: Service {
     let outbox: Outbox
     let client: PostgresClient
@@ -80,10 +89,15 @@ public struct OutboxRelay: Service {
     let pollInterval: Duration
     let batchSize: Int
     let gate: StartupGate?
+    let batchTimeout: Duration
+    let shutdownGrace: Duration
+    /// Where the loop is, for the warning when a batch is left behind at shutdown.
+    private let step = RelayStep()
 
     /// - Parameter gate: when given, the relay starts once it opens (after the schema's migrations).
     public init(outbox: Outbox, client: PostgresClient, publisher: EventPublisher, logger: Logger,
-                pollInterval: Duration = .milliseconds(500), batchSize: Int = 200, startAfter gate: StartupGate? = nil) {
+                pollInterval: Duration = .milliseconds(500), batchSize: Int = 200, startAfter gate: StartupGate? = nil,
+                batchTimeout: Duration = .seconds(30), shutdownGrace: Duration = .seconds(5)) {
         self.gate = gate
         self.outbox = outbox
         self.client = client
@@ -91,6 +105,8 @@ public struct OutboxRelay: Service {
         self.logger = logger
         self.pollInterval = pollInterval
         self.batchSize = batchSize
+        self.batchTimeout = batchTimeout
+        self.shutdownGrace = shutdownGrace
     }
 
     public func run() async throws {
@@ -98,6 +114,21 @@ public struct OutboxRelay: Service {
             await cancelWhenGracefulShutdown { await gate.wait() }
             guard gate.isOpen else { return }  // shut down before start-up finished
         }
+        let loop = Task { await relayLoop() }
+        // Until the process stops (graceful shutdown returns; cancellation throws).
+        try? await gracefulShutdown()
+        loop.cancel()
+        guard (try? await withDeadline(shutdownGrace) { await loop.value }) != nil else {
+            logger.warning("outbox relay: a batch did not end when stopping; left behind", metadata: ["schema": "\(outbox.schema)", "step": "\(step.current)"])
+            return
+        }
+        // Rows committed during shutdown get one last batch. On a graceful shutdown only: the database client stops
+        // after this service then, but on cancellation it may be gone already.
+        if !Task.isCancelled { _ = try? await withDeadline(shutdownGrace) { try await relayBatch() } }
+    }
+
+    /// Relays whenever the outbox is signalled (a commit in this process, or the poll timer), until cancelled.
+    private func relayLoop() async {
         let signal = outbox.signal
         let pollInterval = self.pollInterval
         await withTaskGroup(of: Void.self) { group in
@@ -108,29 +139,31 @@ public struct OutboxRelay: Service {
                     signal.fire()
                 }
             }
-            await cancelWhenGracefulShutdown {
-                var backoff = Backoff()
-                for await _ in signal.stream {
-                    do {
-                        while try await relayBatch() == batchSize {}  // drain: more may be waiting
-                        backoff.reset()
-                    } catch {
-                        let wait = backoff.next()
-                        logger.warning("outbox relay paused", metadata: ["schema": "\(outbox.schema)", "error": "\(error)", "retryIn": "\(wait)"])
-                        try? await Task.sleep(for: wait)
-                    }
+            var backoff = Backoff()
+            for await _ in signal.stream {
+                do {
+                    // Drain: more may be waiting.
+                    while try await withDeadline(batchTimeout, { try await relayBatch() }) == batchSize {}
+                    backoff.reset()
+                } catch {
+                    if Task.isCancelled { break }  // stopping, not paused
+                    let wait = backoff.next()
+                    logger.warning("outbox relay paused", metadata: ["schema": "\(outbox.schema)", "error": "\(error)", "step": "\(step.current)", "retryIn": "\(wait)"])
+                    step.set("waiting to retry")
+                    try? await Task.sleep(for: wait)
                 }
+                step.set("waiting")
             }
             group.cancelAll()
         }
-        // Give rows committed during shutdown one last chance.
-        _ = try? await relayBatch()
     }
 
     /// Publishes up to `batchSize` rows; returns how many.
     @discardableResult
     public func relayBatch() async throws -> Int {
-        try await client.transaction(logger: logger) { connection in
+        step.set("starting a transaction")
+        return try await client.transaction(logger: logger) { connection in
+            step.set("reading the outbox")
             let rows = try await connection.query("""
                 SELECT seq, stream, payload FROM \(unescaped: outbox.schema).outbox
                 ORDER BY seq LIMIT \(batchSize) FOR UPDATE SKIP LOCKED
@@ -141,11 +174,21 @@ public struct OutboxRelay: Service {
                 batch.append((stream, payload))
                 published.append(seq)
             }
+            step.set("publishing to Redis")
             try await publisher.publish(batch: batch)
             if !published.isEmpty {
+                step.set("deleting published rows")
                 try await connection.query("DELETE FROM \(unescaped: outbox.schema).outbox WHERE seq = ANY(\(published))", logger: logger)
             }
+            step.set("committing")
             return published.count
         }
     }
+}
+
+/// The relay loop's current step (a name), shared with the relay's `run`.
+private final class RelayStep: Sendable {
+    private let value = Mutex("waiting")
+    func set(_ step: String) { value.withLock { $0 = step } }
+    var current: String { value.withLock { $0 } }
 }

@@ -25,6 +25,10 @@ public struct StreamConsumer: Service {
         public var block: Duration = .seconds(2)
         public var claimIdle: Duration = .seconds(30)
         public var maxDeliveries = 5
+        /// How long one handler call (or one batch) may take before it is abandoned and its messages are left
+        /// pending, to be retried after `claimIdle`: a call that never ends (a database connection that died as
+        /// its `COMMIT` was sent, which postgres-nio 1.33 leaves unanswered) must not stop the consumer for good.
+        public var handlerTimeout: Duration = .seconds(120)
         /// Where a new group starts: `0` replays what the stream still holds, `$` only new entries.
         public var startID = "0"
 
@@ -197,7 +201,9 @@ public struct StreamConsumer: Service {
             return false
         }
         do {
-            try await handler(envelope)
+            try await withDeadline(options.handlerTimeout) { [handler, options] in
+                try await EventTrace.handling(envelope, group: options.group) { try await handler(envelope) }
+            }
             if acknowledge { try await redis.send(["XACK", options.stream, options.group, id]) }
             Counter(label: "lantern_events_handled_total", dimensions: dimensions + [("result", "ok")]).increment()
             return !acknowledge
@@ -207,14 +213,14 @@ public struct StreamConsumer: Service {
         } catch {
             // Left pending on purpose: it is retried after `claimIdle`.
             Counter(label: "lantern_events_handled_total", dimensions: dimensions + [("result", "error")]).increment()
-            logger.error("event handler failed", metadata: ["entry": "\(id)", "eventId": "\(envelope.id)", "type": "\(envelope.type)",
+            logger.error("event handler failed", metadata: ["entry": "\(id)", "eventId": "\(envelope.id.lowercased)", "type": "\(envelope.type)",
                                                           "deliveries": "\(deliveries)", "error": "\(error)"])
             return false
         }
     }
 
     /// First deliveries through the batch handler; returns the ids to acknowledge.
-    private func processBatch(_ batch: [(String, [String: String])], _ batchHandler: BatchHandler) async -> [String] {
+    private func processBatch(_ batch: [(String, [String: String])], _ batchHandler: @escaping BatchHandler) async -> [String] {
         var ids: [String] = []
         var envelopes: [EventEnvelope] = []
         for (id, fields) in batch {
@@ -226,7 +232,14 @@ public struct StreamConsumer: Service {
             envelopes.append(envelope)
         }
         guard !envelopes.isEmpty else { return [] }
-        let results = await batchHandler(envelopes)
+        let results: [Bool]
+        do {
+            results = try await withDeadline(options.handlerTimeout) { [envelopes] in await batchHandler(envelopes) }
+        } catch {
+            // Abandoned (or stopping): every message stays pending and is retried one by one after `claimIdle`.
+            logger.error("batch handler did not finish; its messages will be retried", metadata: ["messages": "\(envelopes.count)", "error": "\(error)"])
+            return []
+        }
         var handled: [String] = []
         for (index, id) in ids.enumerated() {
             let ok = index < results.count && results[index]

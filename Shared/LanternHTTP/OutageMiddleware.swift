@@ -3,14 +3,15 @@ import LanternCore
 
 /// Answers 503 (the watch's problem, with `Retry-After`) while a dependency the service cannot work without is down:
 /// at once for a new request, and for a request in flight as soon as the dependency goes down (it would otherwise
-/// wait for its connection pool to give up). Health and metrics routes stay outside it.
+/// wait for its connection pool to give up). `/health/live` stays outside it: a process whose database is down is
+/// still alive.
 public struct OutageMiddleware<Context: RequestContext>: RouterMiddleware {
     let watches: [any DependencyWatch]
 
     public init(watches: [any DependencyWatch]) { self.watches = watches }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard !watches.isEmpty, !request.uri.path.hasPrefix("/health/"), request.uri.path != "/metrics" else {
+        guard !watches.isEmpty, !request.uri.path.hasPrefix("/health/") else {
             return try await next(request, context)
         }
         if let down = watches.first(where: \.isDown) { throw down.outageProblem }

@@ -16,7 +16,15 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     /// outage: 503); nil for anything else.
     let classify: @Sendable (any Error) -> Problem?
 
-    public init(classify: @escaping @Sendable (any Error) -> Problem? = { _ in nil }) { self.classify = classify }
+    let describe: @Sendable (any Error) -> String
+
+    /// - Parameter describe: an error as the log line shows it (readable, not a debug dump; the service's
+    ///   dependencies know how to say theirs).
+    public init(classify: @escaping @Sendable (any Error) -> Problem? = { _ in nil },
+                describe: @escaping @Sendable (any Error) -> String = { "\($0)" }) {
+        self.classify = classify
+        self.describe = describe
+    }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -25,10 +33,11 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             let requestID = (context as? LanternRequestContext)?.requestID.nilIfEmpty
             let problem = classify(error) ?? Self.problem(for: error, requestID: requestID)
             if problem.status == 500 {
-                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+                context.logger.error("request failed", metadata: ["error": "\(describe(error))", "errorType": "\(type(of: error))",
+                                                                 "path": "\(request.uri.path)"])
             } else if problem.status > 500 {
                 // An outage (logged once by what watches it) or an upstream's failure: not a bug of this request.
-                context.logger.debug("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+                context.logger.debug("request failed", metadata: ["error": "\(describe(error))", "path": "\(request.uri.path)"])
             }
             return problem.response()
         }

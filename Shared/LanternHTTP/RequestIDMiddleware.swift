@@ -9,7 +9,8 @@ extension HTTPField.Name {
 }
 
 /// Gives each request an id (the caller's `X-Request-Id` if sane, else a new one), puts it in every log line and
-/// echoes it in the response, so one request can be followed from the gateway through every service.
+/// echoes it in the response, so one request can be followed from the gateway through every service. (The access
+/// line is `RequestMetrics`'s, which knows the route.)
 public struct RequestIDMiddleware: RouterMiddleware {
     public typealias Context = LanternRequestContext
     public init() {}
@@ -23,15 +24,11 @@ public struct RequestIDMiddleware: RouterMiddleware {
             id = UUID().uuidString.lowercased()
         }
         context.requestID = id
+        // One request id per line: ours (the one the response and the services carry), not Hummingbird's own too.
+        context.logger[metadataKey: "hb.request.id"] = nil
         context.logger[metadataKey: "request_id"] = .string(id)
-        let started = ContinuousClock.now
         var response = try await next(request, context)
         response.headers[.requestID] = id
-        let elapsed = ContinuousClock.now - started
-        context.logger.debug("request", metadata: [
-            "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
-            "ms": "\(elapsed.inSeconds * 1000)",
-        ])
         return response
     }
 

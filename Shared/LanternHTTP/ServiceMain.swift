@@ -4,6 +4,7 @@ import LanternCore
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// What every executable's `main.swift` does: read the environment, build the application, run it until SIGTERM.
 ///
@@ -17,10 +18,22 @@ public enum ServiceMain {
     ) async {
         if CommandLine.arguments.dropFirst().first == "--print-variables" { printVariables(name, configuration) }
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        LoggingSystem.bootstrap { label in LogLine(label: label) }
         do {
-            let app = try await build(Configuration(settings: .environment()))
-            try await app.runService()
+            let configuration = try Configuration(settings: .environment())
+            LoggingSystem.bootstrap({ label, provider in
+                var handler = LogLine(label: label, format: configuration.process.logFormat, metadataProvider: provider)
+                handler.logLevel = configuration.process.logLevel
+                return handler
+            }, metadataProvider: LanternTracing.loggingMetadata)
+            let tracing = try LanternTracing.bootstrap(serviceName: name)
+            let app = try await build(configuration)
+            // The tracer's exporter starts first and stops last, so the last spans of a shutdown still leave.
+            let group = ServiceGroup(configuration: .init(
+                services: [.init(service: tracing), .init(service: app, successTerminationBehavior: .gracefullyShutdownGroup,
+                                                           failureTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: Logger(label: name)))
+            try await group.run()
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
             exit(78)

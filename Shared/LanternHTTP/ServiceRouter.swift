@@ -3,22 +3,41 @@ import Hummingbird
 import LanternCore
 import Prometheus
 
-/// The router every Lantern HTTP process starts from: request ids, problem+json errors, metrics, and the
-/// `/health/live`, `/health/ready` and `/metrics` routes of the architecture contract.
+/// The two routers every Lantern process serves.
+///
+/// The API router (`make`) is what clients and other services call: request ids, problem+json errors, metrics,
+/// outage answers, and a bare `/health/live`. The operations router (`operations`) listens on its own port
+/// (`OPS_PORT`) and holds what only the deployment should reach: `/health/ready`, which names every dependency,
+/// and `/metrics`. A load balancer in front of the API port can then never expose either.
 public enum ServiceRouter {
     /// - Parameters:
     ///   - watches: dependencies whose outage is answered with 503 at once (`OutageMiddleware`).
     ///   - classify: errors of dependencies that become a problem other than 500 (`ProblemMiddleware`).
-    public static func make(readiness: ReadinessChecks, watches: [any DependencyWatch] = [],
-                            classify: @escaping @Sendable (any Error) -> Problem? = { _ in nil }) -> Router<LanternRequestContext> {
+    public static func make(watches: [any DependencyWatch] = [],
+                            classify: @escaping @Sendable (any Error) -> Problem? = { _ in nil },
+                            describe: @escaping @Sendable (any Error) -> String = { "\($0)" }) -> Router<LanternRequestContext> {
         Observability.bootstrapMetrics()
         let router = Router(context: LanternRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
+        // A server span per request, continuing the caller's W3C `traceparent` (LanternTracing); around the
+        // metrics so the access line carries the trace id.
+        router.add(middleware: TracingMiddleware())
+        // Outside the problem middleware, so every request is counted with the status it was answered with.
+        router.add(middleware: RequestMetrics())
         // Inside the request-id middleware, so problem responses carry X-Request-Id too.
-        router.add(middleware: ProblemMiddleware(classify: classify))
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: ProblemMiddleware(classify: classify, describe: describe))
         router.add(middleware: OutageMiddleware(watches: watches))
-        router.get("/health/live") { _, _ in JSONResponse(["status": "ok"]) }
+        router.get("/health/live", use: live)
+        return router
+    }
+
+    /// `/health/live`, `/health/ready` and `/metrics`, for the operations port. Scrapes and probes are not
+    /// counted in the request metrics: they would drown the API's own figures.
+    public static func operations(readiness: ReadinessChecks) -> Router<LanternRequestContext> {
+        Observability.bootstrapMetrics()
+        let router = Router(context: LanternRequestContext.self)
+        router.add(middleware: ProblemMiddleware())
+        router.get("/health/live", use: live)
         router.get("/health/ready") { _, _ in
             let report = await readiness.run()
             return JSONResponse(report, status: report.status == "ok" ? .ok : .serviceUnavailable)
@@ -31,5 +50,9 @@ public enum ServiceRouter {
                             body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
         }
         return router
+    }
+
+    @Sendable static func live(_ request: Request, _ context: LanternRequestContext) -> JSONResponse<[String: String]> {
+        JSONResponse(["status": "ok"])
     }
 }

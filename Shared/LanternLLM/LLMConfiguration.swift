@@ -23,11 +23,11 @@ public struct LLMConfiguration: Sendable {
 
     /// - Parameter tasks: the tasks the service runs; each may have its own `LLM_MODELS_<TASK>`.
     public init(settings: Settings, tasks: [String]) throws {
-        if let key = settings.string("gemini.api.key") {
+        if let key = try settings.secret("gemini.api.key") {
             gemini = (try settings.url("gemini.base.url", default: Self.geminiURL, schemes: ["https", "http"]).absoluteString, key)
         }
         if settings.string("openai.base.url") != nil {
-            openAI = (try settings.url("openai.base.url", schemes: ["https", "http"]).absoluteString, settings.string("openai.api.key"))
+            openAI = (try settings.url("openai.base.url", schemes: ["https", "http"]).absoluteString, try settings.secret("openai.api.key"))
         }
         var configured: Set<String> = []
         if gemini != nil { configured.insert("gemini") }

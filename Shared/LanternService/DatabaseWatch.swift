@@ -8,10 +8,13 @@ import ServiceLifecycle
 import Synchronization
 
 /// Watches the service's PostgreSQL through a pool of its own (one connection), so the probe never queues behind
-/// busy requests: `SELECT 1` every `interval`, bounded by `timeout`. Down at once when the probe's connection fails
-/// (closed, refused: a crash), or after `slowLimit` probes in a row that time out (slow is not gone: a loaded
-/// machine can take seconds); up after one probe that succeeds. While down, `OutageMiddleware` answers 503 `database_unavailable` at once, and requests already
-/// waiting for a connection are answered too, instead of waiting for postgres-nio's pool to give up (15 s).
+/// busy requests: `SELECT 1` every `interval`, bounded by `timeout`. A probe that fails is not enough to call the
+/// database gone — on a loaded machine a probe can take seconds, and the pool backs off after a slow connect — so
+/// the server's port decides: refused (a crash, a stopped server) is down at once; no answer at all for
+/// `silentLimit` failed probes in a row is down too (a host gone from the network); a port that accepts means a
+/// slow database, which requests wait for as usual. Up after one probe that succeeds. While down,
+/// `OutageMiddleware` answers 503 `database_unavailable` at once, and requests already waiting for a connection
+/// are answered too, instead of waiting for postgres-nio's pool to give up.
 public final class DatabaseWatch: DependencyWatch, Service {
     private let client: PostgresClient
     private let interval: Duration
@@ -21,13 +24,13 @@ public final class DatabaseWatch: DependencyWatch, Service {
 
     public let outageProblem = Problem.dependencyUnavailable("The database", code: "database_unavailable")
 
-    private let slowLimit: Int
+    private let silentLimit: Int
     private let host: String?
     private let port: Int?
 
     public init(configuration: PostgresClient.Configuration, interval: Duration = .seconds(1), timeout: Duration = .seconds(2),
-                slowLimit: Int = 3, logger: Logger) {
-        self.slowLimit = slowLimit
+                silentLimit: Int = 3, logger: Logger) {
+        self.silentLimit = silentLimit
         self.host = configuration.host
         self.port = configuration.port
         var configuration = configuration
@@ -44,22 +47,26 @@ public final class DatabaseWatch: DependencyWatch, Service {
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
-            var slowProbes = 0
+            var silentProbes = 0
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let client = self.client
                 do {
-                    try await withTimeout(self.timeout) { _ = try await client.query("SELECT 1") }
-                    slowProbes = 0
+                    try await withDeadline(self.timeout) { _ = try await client.query("SELECT 1") }
+                    silentProbes = 0
                     self.record(healthy: true)
-                } catch is TimeoutError {
-                    // Slow is not gone: a loaded machine can take seconds to answer. Down after `slowLimit` in a row,
-                    // or at once if the server's port refuses connections (the pool is waiting to reconnect to nothing).
-                    slowProbes += 1
-                    let refused = slowProbes >= self.slowLimit ? true : await self.portRefuses()
-                    if refused { self.record(healthy: false) }
                 } catch {
-                    // The connection was closed or refused: the database is gone (a crash), down at once.
-                    self.record(healthy: false)
+                    // Shutting down is not an outage.
+                    if Task.isCancelled || Task.isShuttingDownGracefully { break }
+                    switch await self.probePort() {
+                    case .refuses:
+                        silentProbes = 0
+                        self.record(healthy: false)
+                    case .silent:
+                        silentProbes += 1
+                        if silentProbes >= self.silentLimit { self.record(healthy: false) }
+                    case .accepts:
+                        silentProbes = 0
+                    }
                 }
                 try? await Task.sleep(for: self.interval)
             }
@@ -83,22 +90,27 @@ public final class DatabaseWatch: DependencyWatch, Service {
     }
 
     /// A request met a closed or refused database connection: if the server's port refuses connections now, the
-    /// database is gone — down at once rather than after the probe's slow path (a pool waiting to reconnect).
+    /// database is gone — down at once rather than after the probe's next round (a pool waiting to reconnect).
     public func observe(_ error: any Error) async {
         guard !isDown, DependencyErrors.problem(for: error)?.code == DependencyErrors.database.code else { return }
-        if await portRefuses() { record(healthy: false) }
+        if await probePort() == .refuses { record(healthy: false) }
     }
 
-    /// Whether a TCP connection to the server's port fails (refused, unreachable, or not made within a second).
-    func portRefuses() async -> Bool {
-        guard let host, let port else { return false }
+    enum PortAnswer { case accepts, refuses, silent }
+
+    /// What a TCP connection to the server's port gets within a second: accepted, refused (or the host
+    /// unreachable), or no answer.
+    func probePort() async -> PortAnswer {
+        guard let host, let port else { return .accepts }
         do {
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.seconds(1)).connect(host: host, port: port).get()
             try? await channel.close()
-            return false
+            return .accepts
+        } catch ChannelError.connectTimeout {
+            return .silent
         } catch {
-            return true
+            return .refuses
         }
     }
 

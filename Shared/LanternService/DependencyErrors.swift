@@ -1,5 +1,6 @@
 import _ConnectionPoolModule
 import LanternCore
+import LanternDatabase
 import LanternRedis
 import PostgresNIO
 
@@ -8,6 +9,10 @@ import PostgresNIO
 public enum DependencyErrors {
     public static let database = Problem.dependencyUnavailable("The database", code: "database_unavailable")
     public static let redis = Problem.dependencyUnavailable("The event bus", code: "redis_unavailable")
+
+    /// An error as an operator reads it in a log line: PostgreSQL's own SQLSTATE and message (postgres-nio's
+    /// description hides them on purpose, since it may reach a client), anything else as it describes itself.
+    public static func describe(_ error: any Error) -> String { DatabaseErrors.describe(error) }
 
     public static func problem(for error: any Error) -> Problem? {
         switch error {

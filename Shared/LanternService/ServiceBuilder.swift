@@ -18,6 +18,9 @@ import ServiceLifecycle
 /// Order is built in rather than left to each service: migrations run before the server accepts requests, and
 /// the outbox relay and every consumer wait on `migrated`, which opens once they are applied (at once for a
 /// process without a database). `/health/ready` checks each part that was added.
+///
+/// Every process listens twice: the API on `HTTP_PORT`, and the operations router (`/health/ready`,
+/// `/metrics`, anything added with `addOperationsRoutes`) on `OPS_PORT`, which only the deployment reaches.
 public struct ServiceBuilder: Sendable {
     /// The service's name: the envelopes' `producer`, its consumer groups, its server name.
     public let name: String
@@ -27,6 +30,9 @@ public struct ServiceBuilder: Sendable {
     public let streams: StreamNames
     /// Opens once the schema's migrations are applied; consumers and the outbox relay start after it.
     public let migrated = StartupGate()
+    /// Opens once the API server listens: until then `/health/ready` says `api: starting`, since the operations
+    /// port answers first (while migrations run and start-up work such as an index build is done).
+    public let serving = StartupGate()
 
     public private(set) var postgres: PostgresClient?
     public private(set) var schema: String?
@@ -42,6 +48,8 @@ public struct ServiceBuilder: Sendable {
     private var clients: [any Service] = []
     private var background: [any Service] = []
     private var startup: [@Sendable () async throws -> Void] = []
+    private var operationsRoutes: [@Sendable (Router<LanternRequestContext>) -> Void] = []
+    private var gaugeSamples: [GaugeSampler.Sample] = []
 
     /// - Parameters:
     ///   - streamPrefix: `STREAM_PREFIX` (`lantern`; tests give each run its own).
@@ -57,12 +65,13 @@ public struct ServiceBuilder: Sendable {
     /// The service's own schema, migrated from `migrations` (its bundled `Migrations/` folder) before start.
     @discardableResult
     public mutating func addDatabase(url: String, schema: String, migrations folder: URL?) throws -> PostgresClient {
-        let client = PostgresClient(configuration: try .lantern(url: url), backgroundLogger: logger)
+        let client = PostgresClient(configuration: try .lantern(url: url, applicationName: "lantern-\(name)"), backgroundLogger: logger)
         postgres = client
         self.schema = schema
         migrations += try folder.map(Migration.load(from:)) ?? []
         clients.append(client)
         readiness.add("postgres") { try await client.query("SELECT 1") }
+        gaugeSamples.append(BusGauges.connections(postgres: client, applicationName: "lantern-\(name)"))
         let watch = DatabaseWatch(configuration: try .lantern(url: url), logger: logger)
         watches.append(watch)
         background.append(watch)
@@ -89,13 +98,15 @@ public struct ServiceBuilder: Sendable {
         self.outbox = outbox
         migrations = EventMigrations.all + migrations
         background.append(OutboxRelay(outbox: outbox, client: postgres, publisher: EventPublisher(redis: redis), logger: logger, startAfter: migrated))
+        gaugeSamples.append(BusGauges.outbox(postgres: postgres, schema: schema))
         return outbox
     }
 
     /// Consumes `stream` as a member of the group `group` (default: the service's name) with typed handlers.
     public mutating func consume(_ stream: EventStream, group: String? = nil, handlers: EventHandlers) {
         guard let redisEndpoint else { preconditionFailure("consume needs addRedis first") }
-        background.append(StreamConsumer(endpoint: redisEndpoint, streams: streams, options: consumerOptions(stream, group: group),
+        let options = consumerOptions(stream, group: group)
+        background.append(StreamConsumer(endpoint: redisEndpoint, streams: streams, options: options,
                                          logger: logger, startAfter: migrated, handlers: handlers))
     }
 
@@ -109,10 +120,15 @@ public struct ServiceBuilder: Sendable {
                                          startAfter: migrated, batchHandler: batchHandler))
     }
 
-    /// Each instance is one consumer of the group, named after its host and process.
-    private func consumerOptions(_ stream: EventStream, group: String?) -> StreamConsumer.Options {
-        StreamConsumer.Options(stream: streams.name(of: stream), group: group ?? name,
-                               consumer: ProcessInfo.processInfo.hostName + "-\(ProcessInfo.processInfo.processIdentifier)")
+    /// Each instance is one consumer of the group, named after its host and process. Its lag, pending entries and
+    /// dead letters become gauges.
+    private mutating func consumerOptions(_ stream: EventStream, group: String?) -> StreamConsumer.Options {
+        if let redis {
+            let name = streams.name(of: stream)
+            gaugeSamples.append(BusGauges.consumer(redis: redis, stream: name, deadLetters: streams.deadLetter(of: name), group: group ?? self.name))
+        }
+        return StreamConsumer.Options(stream: streams.name(of: stream), group: group ?? name,
+                                      consumer: ProcessInfo.processInfo.hostName + "-\(ProcessInfo.processInfo.processIdentifier)")
     }
 
     /// Hourly deletion of rows past their age (needs `addDatabase`).
@@ -126,6 +142,11 @@ public struct ServiceBuilder: Sendable {
         background.append(AfterMigrations(gate: migrated, service: service))
     }
 
+    /// A gauge read every 15 s (`GaugeSampler`), after the migrations.
+    public mutating func addGaugeSample(_ sample: @escaping @Sendable () async throws -> Void) {
+        gaugeSamples.append(sample)
+    }
+
     /// A named check of `/health/ready`.
     public mutating func addReadiness(_ name: String, _ check: @escaping ReadinessChecks.Check) {
         readiness.add(name, check)
@@ -136,22 +157,48 @@ public struct ServiceBuilder: Sendable {
         startup.append(work)
     }
 
-    /// The router every service starts from: request ids, problem+json, metrics, `/health/*`, `/metrics`.
-    public func makeRouter() -> Router<LanternRequestContext> {
-        ServiceRouter.make(readiness: readiness, watches: watches, classify: DependencyErrors.problem(for:))
+    /// Routes for the operations port only (the gateway's upstream report).
+    public mutating func addOperationsRoutes(_ register: @escaping @Sendable (Router<LanternRequestContext>) -> Void) {
+        operationsRoutes.append(register)
     }
 
-    /// The process: the HTTP server on `router`, the clients, then the background services, in that start order
-    /// (and the reverse stop order).
+    /// The router every service starts from: request ids, problem+json, metrics, outage answers, `/health/live`.
+    public func makeRouter() -> Router<LanternRequestContext> {
+        ServiceRouter.make(watches: watches, classify: DependencyErrors.problem(for:), describe: DependencyErrors.describe)
+    }
+
+    /// What the operations port serves: `/health/live`, `/health/ready` over the parts added, `/metrics`, and the
+    /// routes of `addOperationsRoutes`.
+    public func makeOperationsRouter() -> Router<LanternRequestContext> {
+        var readiness = readiness
+        readiness.add("api") { [serving] in
+            guard serving.isOpen else { throw NotServingYet() }
+        }
+        let router = ServiceRouter.operations(readiness: readiness)
+        for register in operationsRoutes { register(router) }
+        return router
+    }
+
+    /// The process: the operations server, the clients, then the background services, in that start order (and
+    /// the reverse stop order), around the API server on `router`. The operations server starts first so probes
+    /// get an answer (not ready yet) while migrations run.
     public func application(router: Router<LanternRequestContext>, server: HTTPServerBuilder = .http1()) -> some ApplicationProtocol {
-        var services = clients + background
+        let operations = Application(
+            router: makeOperationsRouter(),
+            configuration: .init(address: .hostname(process.operationsHost, port: process.operationsPort), serverName: "lantern-\(name)-ops"),
+            logger: logger
+        )
+        var services: [any Service] = [operations] + clients + background
+        if !gaugeSamples.isEmpty {
+            services.append(AfterMigrations(gate: migrated, service: GaugeSampler(samples: gaugeSamples, interval: .seconds(15), logger: logger)))
+        }
         if let postgres, !housekeeping.isEmpty {
             services.append(Housekeeping(client: postgres, rules: housekeeping, clock: clock, logger: logger))
         }
         var app = Application(
             router: router, server: server,
             configuration: .init(address: .hostname(process.host, port: process.port), serverName: "lantern-\(name)"),
-            services: services, logger: logger
+            services: services, onServerRunning: { [serving] _ in serving.open() }, logger: logger
         )
         let (postgres, schema, migrations, migrated, startup, logger) = (postgres, schema, migrations, migrated, startup, logger)
         app.beforeServerStarts {
@@ -165,14 +212,18 @@ public struct ServiceBuilder: Sendable {
     }
 }
 
+struct NotServingYet: Error, CustomStringConvertible {
+    var description: String { "starting" }
+}
+
 /// Runs a background service once the gate (the migrations) has opened; a shutdown before that ends it quietly.
 private struct AfterMigrations: Service {
     let gate: StartupGate
     let service: any Service
 
     func run() async throws {
-        await gate.wait()
-        guard gate.isOpen else { return }
+        await cancelWhenGracefulShutdown { await gate.wait() }
+        guard gate.isOpen, !Task.isShuttingDownGracefully else { return }
         try await service.run()
     }
 }

@@ -20,9 +20,24 @@ struct ComposeTests {
 
     /// What `service` reads when started with compose's environment for it (`${X:-default}` taken as its default).
     /// Exit 0 means the configuration is valid there: compose sets every variable the service requires.
+    /// Secrets are files at `/run/secrets/<name>` in the containers: here they are what `make compose-secrets`
+    /// makes, in a folder of the test's own.
+    static let secrets: URL = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-compose-\(UUID().uuidString)")
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        script.arguments = ["bash", root.appendingPathComponent("scripts/compose-secrets.sh").path]
+        script.environment = ProcessInfo.processInfo.environment.merging(["LANTERN_COMPOSE_SECRETS": folder.path]) { $1 }
+        script.standardOutput = FileHandle.nullDevice
+        try? script.run()
+        script.waitUntilExit()
+        return folder.appendingPathComponent("secrets")
+    }()
+
     static func variables(of service: ServiceList.Service, compose: Compose) async throws -> VariableReport {
         let environment = (compose.services[service.name]?.environment ?? [:]).mapValues { value in
-            value.wholeMatch(of: /\$\{[A-Z0-9_]+:-(.*)\}/).map { String($0.1) } ?? value
+            if value.hasPrefix("/run/secrets/") { return secrets.appendingPathComponent(String(value.dropFirst("/run/secrets/".count))).path }
+            return value.wholeMatch(of: /\$\{[A-Z0-9_]+:-(.*)\}/).map { String($0.1) } ?? value
         }
         let output = try await ChildProcess.run(ServiceList.binPath.appendingPathComponent(service.name), ["--print-variables"], environment: environment)
         guard output.status == 0 else { throw StartFailure(service: service.name, status: output.status, message: output.stderr) }
@@ -70,7 +85,7 @@ struct ComposeTests {
         #expect(dockerfile.contains("Services/services.tsv") && !dockerfile.contains("push-worker"), "the image builds what the list names")
     }
 
-    @Test("docker-compose.yml and infra/k8s/lantern.yaml are what scripts/deploy-files.sh assembles from the list")
+    @Test("docker-compose.yml, the image lock and the rendered Kubernetes overlays are current, and every overlay validates strictly (kubernetes-validate) with its invariants")
     func deploymentFilesAssembled() async throws {
         let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
                                                 ["bash", Self.root.appendingPathComponent("scripts/deploy-files.sh").path, "--check"])
@@ -99,11 +114,29 @@ struct ComposeTests {
         }
     }
 
+    @Test("no secret is a plain environment value: services read them from mounted files that make compose-secrets makes")
+    func secretsAreFiles() throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
+        let compose = try Self.compose()
+        for (name, service) in compose.services {
+            for variable in ["DATABASE_URL", "IDENTITY_SIGNING_KEY", "SERVICE_SECRETS", "SERVICE_SECRET", "CHART_FINGERPRINT_KEY", "POSTGRES_PASSWORD"] {
+                #expect(service.environment[variable] == nil, "\(name) sets \(variable) in its environment")
+            }
+            for (variable, value) in service.environment where variable.hasSuffix("_FILE") && value.hasPrefix("/run/secrets/") {
+                let secret = String(value.dropFirst("/run/secrets/".count))
+                #expect(text.contains("  \(secret):\n    file: .lantern/compose/secrets/\(secret)"), "\(name): no top-level secret \(secret)")
+                #expect(FileManager.default.fileExists(atPath: Self.secrets.appendingPathComponent(secret).path), "make compose-secrets makes no \(secret)")
+            }
+        }
+        #expect(!text.contains("lantern-development"), "a development secret in docker-compose.yml")
+        #expect(!text.contains("LANTERN_ENVIRONMENT"), "compose is a deployment: production")
+    }
+
     @Test("a start without a required variable fails with exit 78 naming it")
     func requiredVariableNamed() async throws {
         let identity = try #require(try ServiceList.load().first { $0.name == "identity" })
         var compose = try Self.compose()
-        compose.services["identity"]?.environment["DATABASE_URL"] = nil
+        compose.services["identity"]?.environment["DATABASE_URL_FILE"] = nil
         let fixed = compose
         await #expect {
             _ = try await Self.variables(of: identity, compose: fixed)

@@ -48,7 +48,7 @@ struct LayoutTests {
     }
 
     /// The folders a service library may have (docs/new-service.md).
-    static let folders: Set<String> = ["Routes", "Domain", "Store", "Events", "Providers", "Migrations", "Catalogue"]
+    static let folders: Set<String> = ["Routes", "Domain", "Store", "Events", "Providers", "Migrations", "Catalogue", "Resources"]
 
     @Test("every service library is Application+build.swift and its configuration, the rest in the template's folders")
     func everyServiceFollowsTheTemplate() throws {

@@ -35,7 +35,8 @@ extension EndToEnd {
             keys.get("/keys") { _, _ in Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: #"{"keys":[]}"#))) }
             try await LoopbackServer.run(router: keys) { port in
                 let identity = ["GOOGLE_CLIENT_IDS": "e2e.apps.googleusercontent.com", "GOOGLE_JWKS_URL": "http://127.0.0.1:\(port)/keys",
-                                "APPLE_CLIENT_IDS": "app.lantern.e2e", "APPLE_JWKS_URL": "http://127.0.0.1:\(port)/keys"]
+                                "APPLE_CLIENT_IDS": "app.lantern.e2e", "APPLE_JWKS_URL": "http://127.0.0.1:\(port)/keys",
+                                "LANTERN_ENVIRONMENT": "development"]
                 try await Stack.run(places: true, environment: ["identity": identity]) { stack in
                     var tokens: [(String, String?)] = [("anonymous", nil)]
                     for app in ["astrosvitla", "luckyday", "pairly"] {

@@ -22,8 +22,12 @@ final class Stack: @unchecked Sendable {
     let gateway: String
     let streams: StreamNames
     let push: FakePushServices
-    /// The push worker's own HTTP port (health and metrics only; not routed by the gateway).
-    var pushWorker = ""
+    /// The push worker's operations port (its metrics).
+    var pushWorkerOperations = ""
+    /// Each executable's operations port (`http://127.0.0.1:<port>`), by name.
+    var operations: [String: String] = [:]
+    /// Each executable's log file (standard output and error), by name.
+    var logs: [String: URL] = [:]
     /// The stack's one database (every service's schema in it).
     var databaseURL = ""
     let http = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -72,10 +76,11 @@ final class Stack: @unchecked Sendable {
                             environment: [String: [String: String]], _ body: @Sendable (Stack) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { databaseURL in
             let prefix = TestEnvironment.uniquePrefix()
-            // Every executable of the one list, in its order, each on a free port; every `<NAME>_URL` points there.
+            // Every executable of the one list, in its order, each on a free port (and a free operations port);
+            // every `<NAME>_URL` points at the API port.
             let services = try ServiceList.load()
-            var ports: [String: Int] = [:]
-            for service in services { ports[service.name] = try freePort() }
+            var ports: [String: Int] = [:], operationsPorts: [String: Int] = [:]
+            for service in services { ports[service.name] = try freePort(); operationsPorts[service.name] = try freePort() }
             var common = ["DATABASE_URL": databaseURL, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
                           "HTTP_HOST": "127.0.0.1", "LOG_LEVEL": "notice"]
             for service in services { if let variable = service.urlVariable { common[variable] = "http://127.0.0.1:\(ports[service.name] ?? 0)" } }
@@ -97,18 +102,20 @@ final class Stack: @unchecked Sendable {
                 "push-worker": ["APNS_KEY_FILE": keyFile.path, "APNS_KEY_ID": push.apnsKeyID, "APNS_TEAM_ID": push.teamID,
                                 "APNS_URL": pushURL.absoluteString, "FCM_SERVICE_ACCOUNT_FILE": accountFile.path, "FCM_URL": pushURL.absoluteString,
                                 "PUSH_TRUST_ROOTS_FILE": try push.tls.writeCA(to: storage)],
-                "astrology": places ? ["PLACES_FILE": placesFile] : [:],
+                "astrology": ["CHART_FINGERPRINT_KEY": "e2e-chart-fingerprint-\(prefix)"].merging(places ? ["PLACES_FILE": placesFile] : [:]) { $1 },
                 "content": content,
             ]
             let stack = Stack(gateway: "http://127.0.0.1:\(ports["gateway"] ?? 0)", streams: StreamNames(prefix: prefix), push: push)
-            stack.pushWorker = "http://127.0.0.1:\(ports["push-worker"] ?? 0)"
+            stack.pushWorkerOperations = "http://127.0.0.1:\(operationsPorts["push-worker"] ?? 0)"
+            stack.operations = operationsPorts.mapValues { "http://127.0.0.1:\($0)" }
             stack.databaseURL = databaseURL
             do {
                 for service in services {
-                    let port = ports[service.name] ?? 0
+                    let port = ports[service.name] ?? 0, operationsPort = operationsPorts[service.name] ?? 0
                     try stack.start(service.name, environment: common.merging(extra[service.name] ?? [:]) { $1 }
-                        .merging(environment[service.name] ?? [:]) { $1 }.merging(["HTTP_PORT": String(port)]) { $1 })
-                    try await stack.waitReady("http://127.0.0.1:\(port)/health/ready", process: service.name)
+                        .merging(environment[service.name] ?? [:]) { $1 }
+                        .merging(["HTTP_PORT": String(port), "OPS_PORT": String(operationsPort)]) { $1 })
+                    try await stack.waitReady("http://127.0.0.1:\(operationsPort)/health/ready", process: service.name)
                 }
                 try await body(stack)
             } catch {
@@ -131,6 +138,7 @@ final class Stack: @unchecked Sendable {
             .appendingPathComponent(".lantern/e2e-logs")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         let log = logs.appendingPathComponent("\(name)-\(environment["HTTP_PORT"] ?? "").log")
+        self.logs[name] = log
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
@@ -164,9 +172,10 @@ final class Stack: @unchecked Sendable {
         }
     }
 
-    /// How many identity events the push worker has handled (from its /metrics), to know its registry is current.
+    /// How many identity events the push worker has handled (from its operations port's /metrics), to know its
+    /// registry is current.
     func pushWorkerIdentityEventsHandled() async throws -> Int {
-        let response = try await http.execute(HTTPClientRequest(url: pushWorker + "/metrics"), timeout: .seconds(5))
+        let response = try await http.execute(HTTPClientRequest(url: pushWorkerOperations + "/metrics"), timeout: .seconds(5))
         let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
         let line = text.split(separator: "\n").first {
             $0.hasPrefix("lantern_events_handled_total{") && $0.contains("\(streams.events("identity"))") && $0.contains("push-worker") && $0.contains("result=\"ok\"")

@@ -22,6 +22,50 @@ struct SettingsTests {
         #expect(set.port == 9000 && set.host == "0.0.0.0" && set.logLevel == .debug)
     }
 
+    @Test("the operations listener defaults to HTTP_PORT + 1000 on HTTP_HOST, may be set apart, and never shares the API's port")
+    func operationsPort() throws {
+        let unset = try ProcessSettings(serviceName: "x", settings: .fixed([:]), defaultPort: 8081)
+        #expect(unset.operationsPort == 9081 && unset.operationsHost == "127.0.0.1")
+        let any = try ProcessSettings(serviceName: "x", settings: .fixed(["HTTP_PORT": "0"]), defaultPort: 8081)
+        #expect(any.operationsPort == 0)
+        let set = try ProcessSettings(serviceName: "x", settings: .fixed(["HTTP_HOST": "0.0.0.0", "OPS_PORT": "7001", "OPS_HOST": "10.0.0.5"]), defaultPort: 8081)
+        #expect(set.operationsPort == 7001 && set.operationsHost == "10.0.0.5" && set.host == "0.0.0.0")
+        for variables in [["HTTP_PORT": "8081", "OPS_PORT": "8081"], ["HTTP_PORT": "65000"], ["OPS_PORT": "ops"]] {
+            #expect {
+                _ = try ProcessSettings(serviceName: "x", settings: .fixed(variables), defaultPort: 8081)
+            } throws: { ($0 as? ConfigurationError)?.variable == "OPS_PORT" }
+        }
+    }
+
+    @Test("a secret comes from its variable or from the file <VARIABLE>_FILE names, never both; a missing required one names both")
+    func secretsFromFiles() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-secret-\(UUID().uuidString)")
+        try "postgres://u:from-file@h/db\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try Settings.fixed(["DATABASE_URL_FILE": file.path]).requiredSecret("database.url") == "postgres://u:from-file@h/db")
+        #expect(try Settings.fixed(["DATABASE_URL": "postgres://u:plain@h/db"]).requiredSecret("database.url") == "postgres://u:plain@h/db")
+        #expect(try Settings.fixed(["SERVICE_SECRETS_FILE": file.path]).secretList("service.secrets") == ["postgres://u:from-file@h/db"])
+        #expect(try Settings.fixed([:]).secret("gemini.api.key") == nil)
+        #expect {
+            _ = try Settings.fixed(["DATABASE_URL": "x", "DATABASE_URL_FILE": file.path]).secret("database.url")
+        } throws: { ($0 as? ConfigurationError)?.variable == "DATABASE_URL_FILE" && "\($0)".contains("both") }
+        #expect {
+            _ = try Settings.fixed(["DATABASE_URL_FILE": "/nonexistent/secret"]).secret("database.url")
+        } throws: { ($0 as? ConfigurationError)?.variable == "DATABASE_URL_FILE" && "\($0)".contains("/nonexistent/secret") }
+        #expect {
+            _ = try Settings.fixed([:]).requiredSecret("database.url")
+        } throws: { ($0 as? ConfigurationError)?.variable == "DATABASE_URL" && "\($0)".contains("DATABASE_URL_FILE") }
+    }
+
+    @Test("LANTERN_ENVIRONMENT is production unless it says development")
+    func environment() throws {
+        #expect(try ProcessSettings(serviceName: "x", settings: .fixed([:]), defaultPort: 1).environment == .production)
+        #expect(try ProcessSettings(serviceName: "x", settings: .fixed(["LANTERN_ENVIRONMENT": "Development"]), defaultPort: 1).environment == .development)
+        #expect {
+            _ = try ProcessSettings(serviceName: "x", settings: .fixed(["LANTERN_ENVIRONMENT": "staging"]), defaultPort: 1)
+        } throws: { ($0 as? ConfigurationError)?.variable == "LANTERN_ENVIRONMENT" }
+    }
+
     @Test("secrets in URLs are redacted from messages")
     func redaction() {
         #expect(Settings.redacted("postgres://u:hunter2@h:5432/db") == "postgres://u:***@h:5432/db")

@@ -1,3 +1,4 @@
+import Foundation
 import LanternCore
 import Logging
 import Synchronization
@@ -33,5 +34,21 @@ struct LogLineTests {
         #expect(LogLine.quoted("") == "\"\"")
         #expect(LogLine.quoted("a=b") == "\"a=b\"")
         #expect(LogLine.quoted("say \"hi\"\nnow") == "\"say \\\"hi\\\"\\nnow\"")
+    }
+
+    @Test("LOG_FORMAT=json: one JSON object per line that a JSON parser reads back, metadata as fields, hostile text escaped")
+    func json() throws {
+        let lines = Lines()
+        var logger = Logger(label: "media") { label in LogLine(label: label, format: .json, write: { lines.append($0) }) }
+        logger[metadataKey: "request_id"] = "abc-1"
+        logger.error("upload \"refused\"\n", metadata: ["error": "bad\u{1}bytes\\", "sizes": .array(["1", "2"]), "level": "spoofed"])
+        let line = try #require(lines.all.first)
+        #expect(line.hasSuffix("}\n") && !line.dropLast().contains("\n"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["level"] as? String == "error" && object["logger"] as? String == "media")
+        #expect(object["message"] as? String == "upload \"refused\"\n")
+        #expect(object["error"] as? String == "bad\u{1}bytes\\" && object["request_id"] as? String == "abc-1")
+        #expect(object["sizes"] as? [String] == ["1", "2"])
+        #expect((object["time"] as? String)?.first?.isNumber == true)
     }
 }

@@ -137,6 +137,31 @@ struct EventBusTests {
         await redis.shutdown()
     }
 
+    @Test("a handler call that never ends is abandoned after handlerTimeout: the next messages are handled, and the message is retried")
+    func stuckHandlerAbandoned() async throws {
+        let stream = streams.events("stuck")
+        let stuck = StuckCalls()
+        let handled = Mutex<[UUID]>([])
+        let first = envelope(), second = envelope()
+        var options = options(stream)
+        options.handlerTimeout = .seconds(1)
+        // The first delivery of the first message never returns, cancelled or not (as a query on a connection that
+        // died can); its redelivery and the other message are handled.
+        let consumer = StreamConsumer(endpoint: TestEnvironment.redisEndpoint, streams: streams, options: options, logger: TestEnvironment.logger) { event in
+            if event.id == first.id, stuck.count == 0 { await stuck.wait() }
+            handled.withLock { $0.append(event.id) }
+        }
+        try await withService(consumer) {
+            try await EventPublisher(redis: redis).publish(first, to: stream)
+            try await EventPublisher(redis: redis).publish(second, to: stream)
+            #expect(try await eventually { Set(handled.withLock { $0 }) == [first.id, second.id] }, "\(handled.withLock { $0 })")
+            #expect(try await eventually { try await redis.send(["XPENDING", stream, "tests"]).array?.first?.int == 0 })
+        }
+        #expect(stuck.count == 1)
+        stuck.release()
+        await redis.shutdown()
+    }
+
     @Test("an entry that is not a Lantern envelope is dead-lettered at once")
     func undecodableDeadLettered() async throws {
         let stream = streams.events("garbage")
@@ -211,6 +236,47 @@ struct OutboxTests {
     }
 }
 
+extension OutboxTests {
+    /// A batch waiting for an answer that never comes — its connection's packets stopped (a partition), or its
+    /// connection died as its `COMMIT` was sent, which postgres-nio 1.33 leaves unanswered — is abandoned after
+    /// `batchTimeout`: the relay goes on with a new connection, and stopping it does not wait for the lost batch.
+    @Test("a batch that never gets an answer is abandoned after its time: the relay goes on over a new connection, and stops on time")
+    func silentConnection() async throws {
+        let proxy = try DatabaseProxy(upstream: TestEnvironment.postgresAdminURL)
+        try await proxy.start()
+        let streams = StreamNames(prefix: TestEnvironment.uniquePrefix())
+        let stream = streams.events("silent")
+        let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
+        try await TestEnvironment.withDatabase { url in
+            try await TestEnvironment.withPostgres(url) { direct in
+                try await Migrator.migrate(schema: "silent", migrations: EventMigrations.all, client: direct, logger: TestEnvironment.logger)
+                let outbox = Outbox(schema: "silent", streams: streams, producer: "tests")
+                try await TestEnvironment.withPostgres(proxy.url(for: url)) { proxied in
+                    let relay = OutboxRelay(outbox: outbox, client: proxied, publisher: EventPublisher(redis: redis), logger: TestEnvironment.logger,
+                                            pollInterval: .milliseconds(50), batchTimeout: .seconds(2), shutdownGrace: .seconds(1))
+                    let stopping = try await withService(relay) {
+                        // The relay's pool holds a connection (it polls every 50 ms); from now on it never answers.
+                        try await Task.sleep(for: .milliseconds(300))
+                        proxy.silence()
+                        let event = envelope("thing.happened")
+                        try await direct.withTransaction(logger: TestEnvironment.logger) { connection in
+                            try await outbox.enqueue(event, stream: stream, on: connection, logger: TestEnvironment.logger)
+                        }
+                        try await Task.sleep(for: .milliseconds(500))
+                        try await proxy.restore()
+                        let delivered = try await eventually(timeout: .seconds(30)) { (try? await redis.send(["XLEN", stream]))?.int == 1 }
+                        #expect(delivered, "the relay never got past the batch on the silent connection")
+                        return ContinuousClock.now
+                    }
+                    #expect(ContinuousClock.now - stopping < .seconds(10), "stopping waited for a batch that cannot end")
+                }
+            }
+        }
+        await redis.shutdown()
+        await proxy.stop()
+    }
+}
+
 @Suite("Migrations")
 struct MigrationTests {
     @Test("two instances migrating at once apply each migration exactly once")
@@ -253,5 +319,19 @@ struct MigrationTests {
                 for try await n in rows.decode(Int.self) { #expect(n == 0) }
             }
         }
+    }
+}
+
+/// Calls that wait until `release()`, whether cancelled or not.
+final class StuckCalls: Sendable {
+    private let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let calls = Mutex(0)
+    var count: Int { calls.withLock { $0 } }
+    func wait() async {
+        calls.withLock { $0 += 1 }
+        await withCheckedContinuation { continuation in waiting.withLock { $0.append(continuation) } }
+    }
+    func release() {
+        for continuation in waiting.withLock({ state in defer { state = [] }; return state }) { continuation.resume() }
     }
 }

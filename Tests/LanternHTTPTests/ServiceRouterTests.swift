@@ -25,9 +25,12 @@ private struct Person: Decodable {
 }
 
 /// The shared router with a few routes that fail in every way a handler can.
-private func makeApplication(readiness: ReadinessChecks = ReadinessChecks(),
-                             configure: (Router<LanternRequestContext>) -> Void = { _ in }) -> some ApplicationProtocol {
-    let router = ServiceRouter.make(readiness: readiness)
+private func operations(_ readiness: ReadinessChecks) -> some ApplicationProtocol {
+    Application(router: ServiceRouter.operations(readiness: readiness), logger: TestEnvironment.logger)
+}
+
+private func makeApplication(configure: (Router<LanternRequestContext>) -> Void = { _ in }) -> some ApplicationProtocol {
+    let router = ServiceRouter.make()
     router.get("/problem") { _, _ -> Response in throw Problem.conflict("That name is taken.", code: "name_taken") }
     router.get("/token") { _, _ -> Response in throw TokenError("token_expired", "The access token has expired; refresh it.") }
     router.get("/keys") { _, _ -> Response in throw KeySetUnavailable(reason: "identity is down") }
@@ -134,14 +137,22 @@ struct ServiceRouterTests {
         }
     }
 
-    @Test("/health/live answers 200 with status ok")
+    @Test("/health/live answers 200 with status ok on both ports; readiness and metrics are on the operations port only")
     func live() async throws {
         var readiness = ReadinessChecks()
         readiness.add("postgres") { throw CheckFailed() }  // liveness does not depend on dependencies
-        try await makeApplication(readiness: readiness).test(.router) { client in
+        try await makeApplication().test(.router) { client in
             let response = try await client.execute(uri: "/health/live", method: .get)
             #expect(response.status == .ok)
             #expect(try JSONDecoder().decode([String: String].self, from: Data(response.body.readableBytesView)) == ["status": "ok"])
+            for path in ["/health/ready", "/metrics", "/health"] {
+                #expect(try await client.execute(uri: path, method: .get).status == .notFound, "\(path) on the API port")
+            }
+        }
+        try await operations(readiness).test(.router) { client in
+            #expect(try await client.execute(uri: "/health/live", method: .get).status == .ok)
+            let metrics = try await client.execute(uri: "/metrics", method: .get)
+            #expect(metrics.status == .ok && metrics.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
         }
     }
 
@@ -150,7 +161,7 @@ struct ServiceRouterTests {
         var failing = ReadinessChecks()
         failing.add("postgres") { throw CheckFailed() }
         failing.add("redis") {}
-        try await makeApplication(readiness: failing).test(.router) { client in
+        try await operations(failing).test(.router) { client in
             let response = try await client.execute(uri: "/health/ready", method: .get)
             #expect(response.status == .serviceUnavailable)
             let report = try JSONDecoder().decode(ReadinessChecks.Report.self, from: Data(response.body.readableBytesView))
@@ -164,7 +175,7 @@ struct ServiceRouterTests {
         var passing = ReadinessChecks()
         passing.add("postgres") {}
         passing.add("redis") {}
-        try await makeApplication(readiness: passing).test(.router) { client in
+        try await operations(passing).test(.router) { client in
             let response = try await client.execute(uri: "/health/ready", method: .get)
             #expect(response.status == .ok)
             let report = try JSONDecoder().decode(ReadinessChecks.Report.self, from: Data(response.body.readableBytesView))

@@ -259,7 +259,7 @@ struct RouterTests {
             try await withProviders(fake) { gemini, _ in
                 // Straight to the provider, past the router's guard: the fake still sees the name.
                 let request = fortuneRequest(descriptors: [Descriptor("name", "Name", "Ada Lovelace")])
-                _ = try await gemini.generate(request, model: "m", timeout: .seconds(2))
+                _ = try await gemini.generate(request, model: "m", timeout: .seconds(30))
             }
         }
     }

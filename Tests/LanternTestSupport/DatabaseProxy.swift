@@ -5,13 +5,15 @@ import Synchronization
 
 /// A TCP proxy in front of the test PostgreSQL, to take the database away from one service under test without
 /// touching the server every other test shares: `crash()` closes every connection and refuses new ones (what a
-/// crashed server looks like to a client), `restore()` listens again.
+/// crashed server looks like to a client), `silence()` keeps every connection open but stops its packets (a network
+/// partition: nothing is refused, nothing answers), `restore()` listens and forwards again for new connections.
 public final class DatabaseProxy: Sendable {
-    public enum Mode: Sendable { case forwarding, crashed }
+    public enum Mode: Sendable { case forwarding, crashed, silent }
 
     private let upstreamHost: String
     private let upstreamPort: Int
-    private let state = Mutex<(mode: Mode, server: (any Channel)?, port: Int, connections: [ObjectIdentifier: any Channel])>((.forwarding, nil, 0, [:]))
+    private let state = Mutex<(mode: Mode, server: (any Channel)?, port: Int, connections: [ObjectIdentifier: any Channel],
+                               silenced: Set<ObjectIdentifier>)>((.forwarding, nil, 0, [:], []))
 
     public init(upstream url: String) throws {
         guard let components = URLComponents(string: url), let host = components.host else { throw URLError(.badURL) }
@@ -54,8 +56,29 @@ public final class DatabaseProxy: Sendable {
 
     private func track(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        state.withLock { $0.connections[id] = channel }
-        channel.closeFuture.whenComplete { _ in self.state.withLock { _ = $0.connections.removeValue(forKey: id) } }
+        state.withLock { state in
+            state.connections[id] = channel
+            if state.mode == .silent { state.silenced.insert(id) }
+        }
+        channel.closeFuture.whenComplete { _ in
+            self.state.withLock { state in
+                state.connections.removeValue(forKey: id)
+                state.silenced.remove(id)
+            }
+        }
+    }
+
+    /// Whether bytes read on `channel` are dropped: it was open (or opened) while the proxy was silent.
+    func isSilenced(_ channel: any Channel) -> Bool {
+        state.withLock { $0.silenced.contains(ObjectIdentifier(channel)) }
+    }
+
+    /// Every connection open now, and any opened until `restore()`, stays open and never carries a byte again.
+    public func silence() {
+        state.withLock { state in
+            state.mode = .silent
+            state.silenced.formUnion(state.connections.keys)
+        }
     }
 
     var mode: Mode { state.withLock { $0.mode } }
@@ -70,7 +93,7 @@ public final class DatabaseProxy: Sendable {
         for connection in connections { try? await connection.close() }
     }
 
-    /// The port listens again.
+    /// The port listens again, and new connections are forwarded (silenced ones stay silent).
     public func restore() async throws {
         let (wasCrashed, port) = state.withLock { state -> (Bool, Int) in
             let crashed = state.mode == .crashed
@@ -95,6 +118,7 @@ public final class DatabaseProxy: Sendable {
         static func pair(_ proxy: DatabaseProxy) -> (Glue, Glue) { (Glue(proxy: proxy), Glue(proxy: proxy)) }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard !proxy.isSilenced(context.channel) else { return }
             peer?.writeAndFlush(unwrapInboundIn(data), promise: nil)
         }
 

@@ -4,6 +4,7 @@ import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis
+import LanternTestSupport
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -158,13 +159,3 @@ final class Counter: Sendable {
     var value: Int { count.load(ordering: .relaxed) }
 }
 
-func withService<T: Sendable>(_ service: some Service, logger: Logger, _ body: @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        let serviceGroup = ServiceGroup(configuration: .init(services: [service], logger: logger))
-        group.addTask { try await serviceGroup.run() }
-        defer { group.cancelAll() }
-        let result = try await body()
-        await serviceGroup.triggerGracefulShutdown()
-        return result
-    }
-}

@@ -39,6 +39,7 @@ struct PushCommand: AsyncParsableCommand {
             process.executableURL = URL(fileURLWithPath: worker)
             process.environment = ProcessInfo.processInfo.environment.merging([
                 "DATABASE_URL": databaseURL, "REDIS_URL": redisURL, "STREAM_PREFIX": prefix, "HTTP_HOST": "127.0.0.1", "HTTP_PORT": String(port),
+                "OPS_PORT": String(port + ProcessSettings.operationsPortOffset),
                 "LOG_LEVEL": "warning", "APNS_KEY_FILE": keyFile.path, "APNS_KEY_ID": fake.apnsKeyID, "APNS_TEAM_ID": fake.teamID,
                 "APNS_URL": baseURL.absoluteString, "PUSH_TRUST_ROOTS_FILE": try fake.tls.writeCA(to: directory),
             ]) { $1 }
@@ -46,7 +47,8 @@ struct PushCommand: AsyncParsableCommand {
             defer { process.terminate() }
             let http = HTTPClient.shared
             try await waitFor(seconds: 60) {
-                (try? await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health/ready"), timeout: .seconds(1)))?.status == .ok
+                (try? await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port + ProcessSettings.operationsPortOffset)/health/ready"),
+                                         timeout: .seconds(1)))?.status == .ok
             }
 
             // Devices arrive as identity's events; wait until the registry holds them all.
@@ -97,9 +99,10 @@ struct PushCommand: AsyncParsableCommand {
         }
     }
 
-    /// `lantern_events_handled_total` of the worker for `stream`, read from its /metrics.
+    /// `lantern_events_handled_total` of the worker for `stream`, read from its operations port's /metrics.
     func handled(http: HTTPClient, port: Int, stream: String) async throws -> Int {
-        let response = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(5))
+        let response = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port + ProcessSettings.operationsPortOffset)/metrics"),
+                                              timeout: .seconds(5))
         let text = String(buffer: try await response.body.collect(upTo: 4 << 20))
         return text.split(separator: "\n").filter { $0.hasPrefix("lantern_events_handled_total{") && $0.contains("\"\(stream)\"") && $0.contains("result=\"ok\"") }
             .compactMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) }.reduce(0, +)

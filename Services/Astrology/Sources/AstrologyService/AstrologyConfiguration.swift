@@ -17,16 +17,25 @@ public struct AstrologyConfiguration: ServiceConfiguration {
     /// Key of the chart fingerprint (HMAC-SHA256): fingerprints key purchases and reports, so keep it stable.
     public var fingerprintKey: String
 
-    /// Used when `CHART_FINGERPRINT_KEY` is unset, so the stack runs out of the box; deployments set their own.
+    /// Used when `CHART_FINGERPRINT_KEY` is unset in development, so the stack runs out of the box.
     public static let developmentFingerprintKey = "lantern-development-chart-fingerprint-key"
 
     public init(settings: Settings) throws {
         process = try ProcessSettings(serviceName: "astrology", settings: settings, defaultPort: Self.defaultPort)
-        databaseURL = try settings.requiredString("database.url")
+        databaseURL = try settings.requiredSecret("database.url")
         placesFile = settings.string("places.file")
         identityURL = try settings.url("identity.url", default: IdentityEndpoint.localURL, schemes: ["http", "https"])
         ephemerisPath = settings.string("swiss.ephemeris.path", default: "/usr/share/libswe/ephe")
-        fingerprintKey = settings.string("chart.fingerprint.key", default: Self.developmentFingerprintKey)
+        // Fingerprints key purchases and reports: a key everyone knows would let anyone link a chart to them, so
+        // the built-in one is for development only.
+        if let key = try settings.secret("chart.fingerprint.key") {
+            fingerprintKey = key
+        } else if process.environment == .development {
+            fingerprintKey = Self.developmentFingerprintKey
+        } else {
+            throw ConfigurationError(variable: "CHART_FINGERPRINT_KEY",
+                                     message: "is required outside development (LANTERN_ENVIRONMENT=development uses a built-in key), e.g. `openssl rand -base64 32`")
+        }
         guard fingerprintKey.utf8.count >= 16 else {
             throw ConfigurationError(variable: "CHART_FINGERPRINT_KEY", message: "must be at least 16 bytes")
         }

@@ -25,7 +25,8 @@ struct AstrologyHarness {
         let identity = try await FakeIdentity()
         try await identity.serve { url in
             try await TestEnvironment.withDatabase { database in
-                var variables = ["IDENTITY_URL": url.absoluteString, "LOG_LEVEL": "warning", "DATABASE_URL": database]
+                var variables = ["IDENTITY_URL": url.absoluteString, "LOG_LEVEL": "warning", "OPS_PORT": "0", "DATABASE_URL": database,
+                                 "CHART_FINGERPRINT_KEY": "test-chart-fingerprint-key"]
                 if places {
                     #expect(FileManager.default.fileExists(atPath: placesFile), "no gazetteer at \(placesFile): run make test (scripts/gazetteer.py)")
                     variables["PLACES_FILE"] = placesFile

@@ -40,12 +40,12 @@ public struct ContentConfiguration: ServiceConfiguration {
 
     public init(settings: Settings) throws {
         process = try ProcessSettings(serviceName: "content", settings: settings, defaultPort: Self.defaultPort)
-        databaseURL = try settings.requiredString("database.url")
-        redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
+        databaseURL = try settings.requiredSecret("database.url")
+        redisURL = try settings.secret("redis.url", default: "redis://127.0.0.1:6379/0")
         streamPrefix = settings.string("stream.prefix", default: "lantern")
         identityURL = try settings.url("identity.url", default: IdentityEndpoint.localURL, schemes: ["http", "https"])
         astrologyURL = try settings.url("astrology.url", default: "http://127.0.0.1:8083", schemes: ["http", "https"])
-        serviceSecret = settings.string("service.secret")
+        serviceSecret = try settings.secret("service.secret")
         llm = try LLMConfiguration(settings: settings, tasks: Self.tasks)
         func duration(_ key: String, _ value: Double, _ range: ClosedRange<Double>) throws -> Duration {
             .milliseconds(Int64(try settings.seconds(key, default: value, range: range) * 1000))

@@ -43,7 +43,7 @@ struct ContentHarness {
                 try await astrology.serve { astrologyURL in
                     try await TestEnvironment.withDatabase { url in
                         let prefix = TestEnvironment.uniquePrefix()
-                        var variables = ["DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
+                        var variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
                                          "IDENTITY_URL": identityURL.absoluteString, "ASTROLOGY_URL": astrologyURL.absoluteString,
                                          "SERVICE_SECRET": FakeIdentity.serviceSecret, "SCHEDULER_INTERVAL_SECONDS": "0.2",
                                          // Generous budgets: only the tests about budgets set them, and a loaded

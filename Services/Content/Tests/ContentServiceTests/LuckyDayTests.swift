@@ -238,15 +238,18 @@ struct LuckyDayCookieTests {
     }
 }
 
-@Suite("LLM metrics on /metrics")
+@Suite("LLM metrics on the operations port's /metrics")
 struct LLMMetricsTests {
     @Test("calls, failures by reason, fallbacks, latency and tokens per provider, model and task")
     func metrics() async throws {
-        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:metrics-sick,gemini:metrics-well", "LLM_ATTEMPTS_PER_MODEL": "1"]) { h in
+        let operations = try OperationsPort()
+        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:metrics-sick,gemini:metrics-well", "LLM_ATTEMPTS_PER_MODEL": "1"],
+                                     extra: operations.variables) { h in
             h.llm.script("metrics-sick", .serverError(503))
             h.llm.script("metrics-well", .ok(#"{"nickname":"Quiet Metal Horse","poems":{},"essence":[]}"#))
             try await h.createProfile(UUID())
-            let text = String(buffer: try await h.client.execute(uri: "/metrics", method: .get, headers: [:], body: nil).body)
+            #expect(try await h.client.execute(uri: "/metrics", method: .get, headers: [:], body: nil).status == .notFound)
+            let text = try await operations.get("/metrics").body
             let lines = text.split(separator: "\n").filter { $0.contains("metrics-") }
             func has(_ name: String, _ parts: String...) -> Bool {
                 lines.contains { $0.hasPrefix(name) && parts.allSatisfy($0.contains) }

@@ -9,6 +9,7 @@ import LanternHTTP
 import LanternService
 import LanternTokens
 import Logging
+import Metrics
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -51,22 +52,26 @@ public func buildGatewayApplication(
     let counters = RateCounters(redis: redis, prefix: configuration.streamPrefix, clock: clock, logger: logger)
     service.addService(counters)
     let hub = RealtimeHub()
+    service.addGaugeSample { Gauge(label: "lantern_realtime_connections").record(hub.connectionCount) }
     service.addService(RealtimeFeed(hub: hub, endpoint: redisEndpoint, streams: service.streams, logger: logger))
     let routes = RouteTable.lantern
     let realtime = RealtimeConnections(hub: hub, verifier: verifier, client: httpClient, upstreams: configuration.upstreams, routes: routes)
     let socketIO = SocketIOConnections(realtime: realtime)
 
+    service.addOperationsRoutes { [readiness = service.readiness] router in
+        router.get("/health") { _, _ in
+            let report = await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: readiness)
+            return JSONResponse(report, status: report.status == "ok" ? .ok : .serviceUnavailable)
+        }
+    }
     let router = buildGatewayRouter(
         service.makeRouter(), configuration: configuration, routes: routes, realtime: realtime,
         proxy: ProxyMiddleware(routes: routes, operations: GatewayResources.operations, upstreams: configuration.upstreams, verifier: verifier,
                                limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger), counters: counters,
-                               client: upstreamClient, configuration: configuration),
-        upstreamHealth: { [readiness = service.readiness] in
-            await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: readiness)
-        }
+                               client: upstreamClient, configuration: configuration)
     )
     let limits = ConnectionLimits(headerTimeout: .nanoseconds(Int64(configuration.headerTimeout * 1e9)),
-                                  maxConnectionsPerAddress: configuration.maxConnectionsPerAddress)
+                                  maxConnectionsPerAddress: configuration.maxConnectionsPerAddress, uncapped: configuration.trustedProxies)
     return service.application(router: router, server: .gateway(
         configuration: .init(maxFrameSize: SocketIOConnections.maxPayload, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)),
         limits: limits, idleTimeout: .nanoseconds(Int64(configuration.idleTimeout * 1e9)),
@@ -77,16 +82,19 @@ public func buildGatewayApplication(
     })
 }
 
-/// The gateway's own routes (`/health`, `/openapi.yaml`, what `/v1/realtime` and `/socket.io/` answer when not
-/// upgraded) behind the proxy middleware that forwards every path of the route table.
+/// The gateway's own public routes (`/openapi.yaml`, what `/v1/realtime` and `/socket.io/` answer when not
+/// upgraded) behind the proxy middleware that forwards every path of the route table. Its upstream report,
+/// `/health`, is on the operations port.
 func buildGatewayRouter(_ router: Router<LanternRequestContext>, configuration: GatewayConfiguration, routes: RouteTable,
-                        realtime: RealtimeConnections, proxy: ProxyMiddleware,
-                        upstreamHealth: @escaping @Sendable () async -> UpstreamHealth.Report) -> Router<LanternRequestContext> {
+                        realtime: RealtimeConnections, proxy: ProxyMiddleware) -> Router<LanternRequestContext> {
     router.add(middleware: proxy)
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8", .cacheControl: "public, max-age=300"],
                  body: .init(byteBuffer: ByteBuffer(bytes: GatewayResources.openAPI)))
     }
+    // The API reference, rendered in the browser from /openapi.yaml by Swagger UI, every file served from here.
+    router.get("/docs") { _, _ in try GatewayResources.docsPage("index.html") }
+    router.get("/docs/:file") { _, context in try GatewayResources.docsPage(try context.parameters.require("file")) }
     router.get("/v1/realtime") { request, _ -> Response in
         // Reached when the request was not upgraded: say why — the token's problem first, as the upgrade checks it.
         let token = RealtimeConnections.token(authorization: request.headers[.authorization],
@@ -98,14 +106,31 @@ func buildGatewayRouter(_ router: Router<LanternRequestContext>, configuration: 
         throw Problem.badRequest("Socket.IO here speaks Engine.IO 4 over WebSocket only: connect with transports: ['websocket'].",
                                  code: "transport_unsupported")
     }
-    router.get("/health") { _, _ in
-        let report = await upstreamHealth()
-        return JSONResponse(report, status: report.status == "ok" ? .ok : .serviceUnavailable)
-    }
     return router
 }
 
 enum GatewayResources {
+    /// The files of `/docs` (Resources/README.md says where Swagger UI's come from), read once.
+    static let docs: [String: (type: String, bytes: ByteBuffer)] = {
+        let types = ["index.html": "text/html; charset=utf-8", "start.js": "text/javascript; charset=utf-8",
+                     "swagger-ui-bundle.js": "text/javascript; charset=utf-8", "swagger-ui.css": "text/css; charset=utf-8"]
+        var files: [String: (type: String, bytes: ByteBuffer)] = [:]
+        for (name, type) in types {
+            guard let url = Bundle.module.url(forResource: "Resources/" + name, withExtension: nil), let data = try? Data(contentsOf: url) else { continue }
+            files[name] = (type, ByteBuffer(bytes: data))
+        }
+        return files
+    }()
+
+    /// One file of the reference page; anything else is the usual 404. The page may run only its own scripts.
+    static func docsPage(_ name: String) throws -> Response {
+        guard let file = docs[name] else { throw Problem.notFound("No such file of the API reference.", code: "route_not_found") }
+        var headers: HTTPFields = [.contentType: file.type, .cacheControl: name == "index.html" ? "no-cache" : "public, max-age=3600"]
+        headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"
+        headers[.xContentTypeOptions] = "nosniff"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: file.bytes))
+    }
+
     /// The methods of every documented path, from the document below.
     static let operations = OperationTable(openAPI: String(decoding: openAPI, as: UTF8.self))
 

@@ -19,8 +19,9 @@ public struct GatewayConfiguration: ServiceConfiguration {
     public var userLimitPerMinute: Int
     /// Attempts at short secrets (Pairly invite codes), per user and per address.
     public var codeGuessLimitPerMinute: Int
-    /// Take the client address from `X-Forwarded-For` (only behind a load balancer that sets it).
-    public var trustForwardedFor: Bool
+    /// The proxies in front of the gateway whose `X-Forwarded-For` names the client (`TRUSTED_PROXIES`; none by
+    /// default: the client is the connection's peer). Their connections are not capped per address either.
+    public var trustedProxies: TrustedProxies
     /// A new connection must send its first request head within this many seconds.
     public var headerTimeout: TimeInterval
     /// A connection left idle between requests is closed after this many seconds.
@@ -36,7 +37,7 @@ public struct GatewayConfiguration: ServiceConfiguration {
 
     public init(settings: Settings) throws {
         process = try ProcessSettings(serviceName: "gateway", settings: settings, defaultPort: Self.defaultPort)
-        redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
+        redisURL = try settings.secret("redis.url", default: "redis://127.0.0.1:6379/0")
         streamPrefix = settings.string("stream.prefix", default: "lantern")
         var upstreams: [String: URL] = [:]
         for (service, key) in Self.upstreamVariables {
@@ -52,7 +53,15 @@ public struct GatewayConfiguration: ServiceConfiguration {
         signInLimitPerMinute = try settings.int("rate.limit.signin.per.minute", default: 30, range: 1...1_000_000)
         userLimitPerMinute = try settings.int("rate.limit.user.per.minute", default: 600, range: 1...10_000_000)
         codeGuessLimitPerMinute = try settings.int("rate.limit.code.guess.per.minute", default: 10, range: 1...10_000)
-        trustForwardedFor = try settings.bool("trust.forwarded.for", default: false)
+        if settings.string("trust.forwarded.for") != nil {
+            throw ConfigurationError(variable: "TRUST_FORWARDED_FOR",
+                                     message: "is no longer read: list the address ranges of the proxies in front of the gateway in TRUSTED_PROXIES (e.g. 10.0.0.0/8)")
+        }
+        do {
+            trustedProxies = try TrustedProxies(settings.list("trusted.proxies"))
+        } catch {
+            throw ConfigurationError(variable: "TRUSTED_PROXIES", message: "\(error)")
+        }
         headerTimeout = try settings.seconds("gateway.header.timeout", default: 10, range: 0.1...300)
         idleTimeout = try settings.seconds("gateway.idle.timeout", default: 60, range: 1...3600)
         maxConnectionsPerAddress = try settings.int("gateway.max.connections.per.address", default: 512, range: 0...1_000_000)

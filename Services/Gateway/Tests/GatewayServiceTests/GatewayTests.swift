@@ -37,7 +37,7 @@ struct FakeUpstream {
             let data = try JSONEncoder().encode(issuer.jwks)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
-        router.get("/health/ready") { _, _ in "ok" }
+        router.get("/health/live") { _, _ in "ok" }
         router.on("/v1/**", method: .get) { request, _ in try Self.echo(request, hits: hits) }
         router.on("/v1/pairing", method: .get) { request, _ in try Self.echo(request, hits: hits) }
         router.on("/v1/**", method: .post) { request, _ in try Self.echo(request, hits: hits) }
@@ -236,7 +236,7 @@ struct GatewayTests {
                 return "late"
             }
             try await LoopbackServer.run(router: router) { slowPort in
-                let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": TestEnvironment.uniquePrefix(), "LOG_LEVEL": "error",
+                let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": TestEnvironment.uniquePrefix(), "LOG_LEVEL": "error", "OPS_PORT": "0",
                                  "IDENTITY_URL": "http://127.0.0.1:\(identityPort)", "CONTENT_URL": "http://127.0.0.1:\(slowPort)", "UPSTREAM_TIMEOUT": "1"]
                 let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
                 try await app.test(.router) { client in
@@ -262,23 +262,51 @@ struct GatewayTests {
         }
     }
 
-    @Test("health aggregates the gateway and every deployed service; OpenAPI is served")
+    @Test("the operations port reports the gateway and whether it reaches each service, and serves metrics; the public port serves neither")
     func healthAndOpenAPI() async throws {
-        try await withGateway { client, _ in
-            // Each service gets 2 s to answer; on a loaded CI machine the fake identity can miss one round: ask again.
-            var text = ""
-            for _ in 0..<10 where !text.contains(#""identity":"ok""#) {
-                let health = try await client.execute(uri: "/health", method: .get)
-                #expect(health.status == .serviceUnavailable)  // MEDIA_URL points at a closed port
-                text = String(buffer: health.body)
-            }
-            #expect(text.contains(#""identity":"ok""#) && text.contains(#""media":"unreachable""#))
+        let operations = try OperationsPort()
+        try await withTestGateway(.live, ["CONTENT_URL": "", "MEDIA_URL": "http://127.0.0.1:9"].merging(operations.variables) { $1 }) { client, _, _ in
+            // The public port first: the test client's connection is open since the gateway started, and the gateway
+            // closes one that sends no request within its header timeout (10 s), which the rounds below can outlast.
             #expect(try await client.execute(uri: "/health/live", method: .get).status == .ok)
+            for path in ["/health", "/health/ready", "/metrics"] {
+                #expect(try await client.execute(uri: path, method: .get).status == .notFound, "\(path) on the public port")
+            }
             let openapi = try await client.execute(uri: "/openapi.yaml", method: .get)
             #expect(openapi.status == .ok)
             #expect(String(buffer: openapi.body).hasPrefix("openapi: 3.1"))
-            let metrics = try await client.execute(uri: "/metrics", method: .get)
-            #expect(metrics.status == .ok)
+
+            // Each service gets 2 s to answer; on a loaded CI machine the fake identity can miss one round: ask again.
+            var text = ""
+            for _ in 0..<10 where !text.contains(#""identity":"ok""#) {
+                let health = try await operations.get("/health")
+                #expect(health.status == 503)  // MEDIA_URL points at a closed port
+                text = health.body
+            }
+            #expect(text.contains(#""identity":"ok""#) && text.contains(#""media":"unreachable""#))
+            let metrics = try await operations.get("/metrics")
+            #expect(metrics.status == 200 && metrics.body.contains("# TYPE"))
+        }
+    }
+
+    @Test("/docs is the API reference: Swagger UI's page and files served by the gateway itself, reading /openapi.yaml; nothing else under /docs")
+    func apiReference() async throws {
+        try await withGateway { client, _ in
+            let page = try await client.execute(uri: "/docs", method: .get)
+            let html = String(buffer: page.body)
+            #expect(page.status == .ok && page.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(html.contains("/docs/swagger-ui-bundle.js") && !html.contains("https://"), "no CDN")
+            #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
+            let start = String(buffer: try await client.execute(uri: "/docs/start.js", method: .get).body)
+            #expect(start.contains("url: \"/openapi.yaml\""))
+            let bundle = try await client.execute(uri: "/docs/swagger-ui-bundle.js", method: .get)
+            #expect(bundle.status == .ok && bundle.body.readableBytes > 1_000_000 && bundle.headers[.contentType]?.hasPrefix("text/javascript") == true)
+            #expect(try await client.execute(uri: "/docs/swagger-ui.css", method: .get).status == .ok)
+            for path in ["/docs/README.md", "/docs/swagger-ui.LICENSE", "/docs/nothing.js"] {
+                #expect(try await client.execute(uri: path, method: .get).status == .notFound, "\(path)")
+            }
+            let encoded = try await client.execute(uri: "/docs/..%2Fopenapi.yaml", method: .get).status.code
+            #expect((400..<500).contains(encoded), "an encoded slash under /docs: \(encoded)")
         }
     }
 
@@ -338,7 +366,7 @@ struct RouteTableTests {
     func openAPIPathsAreRouted() throws {
         let paths = try OpenAPIDocument.paths()
         #expect(!paths.isEmpty)
-        let own: Set<String> = ["/health", "/health/live", "/health/ready", "/metrics", "/openapi.yaml", "/v1/realtime", "/socket.io/"]
+        let own: Set<String> = ["/health/live", "/openapi.yaml", "/v1/realtime", "/socket.io/"]
         for (path, _) in paths where !own.contains(path) {
             #expect(RouteTable.lantern.match(path.replacingOccurrences(of: "{deviceId}", with: "x")) != nil, "\(path) has no route")
         }

@@ -16,9 +16,19 @@ import Testing
 
 @Suite("Real-time WebSocket")
 struct RealtimeTests {
-    /// Runs the gateway live (WebSockets need a real socket) with a fake identity/media upstream.
+    /// Runs the gateway live (WebSockets need a real socket) with a fake identity/media upstream, once it can admit a
+    /// token: a handshake is refused while the gateway's first fetch of identity's key set is on its way (5 s at most,
+    /// which a fresh machine starting every suite at once can take), so the tests start once a plain request with a
+    /// valid token gets 426 (admitted, no upgrade asked for).
     func withLiveGateway(_ body: @Sendable (Int, FakeUpstream, StreamNames) async throws -> Void) async throws {
-        try await withTestGateway(.live) { client, upstream, streams in try await body(try #require(client.port), upstream, streams) }
+        try await withTestGateway(.live) { client, upstream, streams in
+            let token = try await upstream.token()
+            let admits = try await eventually(timeout: .seconds(60)) {
+                try await client.execute(uri: "/v1/realtime", method: .get, headers: [.authorization: "Bearer \(token)"]).status.code == 426
+            }
+            try #require(admits, "the gateway never admitted a valid token")
+            try await body(try #require(client.port), upstream, streams)
+        }
     }
 
     /// Connects, collects `count` text frames (running `afterFirst` once the first arrives), then closes.
@@ -68,7 +78,7 @@ struct RealtimeTests {
             let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
             let publisher = EventPublisher(redis: redis)
             let someoneElse = UUID().lowercased
-            let texts = try await withTimeout(.seconds(20)) {
+            let texts = try await withDeadline(.seconds(20)) {
                 try await self.collectFrames(port: port, token: token, count: 4) {
                     // What identity and media write through their outboxes (PairlyFrames) when these things happen.
                     func publish(_ frames: [RealtimeFrame]) async throws {
@@ -102,7 +112,7 @@ struct RealtimeTests {
             let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
             // Only the state frame arrives; then the server closes the socket, which ends the client's loop (were it
             // left open, the loop would wait for a second frame until the timeout and the test would fail).
-            let texts = try await withTimeout(.seconds(30)) {
+            let texts = try await withDeadline(.seconds(30)) {
                 try await self.collectFrames(port: port, token: token, count: 2) {
                     let event = try EventEnvelope(RealtimeDisconnect(userIds: [user.lowercased], reason: "account_deleted"), producer: "test",
                                                   subject: user.lowercased, occurredAt: Date())

@@ -30,10 +30,10 @@ public struct IdentityConfiguration: ServiceConfiguration {
 
     public init(settings: Settings) throws {
         process = try ProcessSettings(serviceName: "identity", settings: settings, defaultPort: Self.defaultPort)
-        databaseURL = try settings.requiredString("database.url")
-        redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
+        databaseURL = try settings.requiredSecret("database.url")
+        redisURL = try settings.secret("redis.url", default: "redis://127.0.0.1:6379/0")
         streamPrefix = settings.string("stream.prefix", default: "lantern")
-        if let text = settings.string("identity.signing.key") {
+        if let text = try settings.secret("identity.signing.key") {
             guard let data = Data(base64Encoded: text), data.count == 32 else {
                 throw ConfigurationError(variable: "IDENTITY_SIGNING_KEY", message: "must be 32 bytes in base64 (an Ed25519 seed), e.g. `openssl rand -base64 32`")
             }
@@ -55,7 +55,7 @@ public struct IdentityConfiguration: ServiceConfiguration {
             })
         }
         var secrets: [String: String] = [:]
-        for item in settings.list("service.secrets") {
+        for item in try settings.secretList("service.secrets") {
             guard let equals = item.firstIndex(of: "="), equals > item.startIndex else {
                 throw ConfigurationError(variable: "SERVICE_SECRETS", message: "must be service=secret pairs separated by commas")
             }
@@ -66,14 +66,26 @@ public struct IdentityConfiguration: ServiceConfiguration {
             secrets[name] = secret
         }
         serviceSecrets = secrets
+        // Another key set makes another identity provider: development points these at the development provider
+        // (`make up`, `make token`), tests at their fakes. Anywhere else they are Google's and Apple's own, so no
+        // configuration can make a deployment believe tokens it did not get from them.
+        let development = process.environment == .development
+        func keySet(_ key: String, default url: String) throws -> String {
+            guard settings.string(key) != nil else { return url }
+            guard development else {
+                throw ConfigurationError(variable: Settings.variableName(key),
+                                         message: "may only be set with LANTERN_ENVIRONMENT=development (a deployment uses \(url))")
+            }
+            return try settings.url(key, schemes: ["https", "http"]).absoluteString
+        }
         let googleAudiences = settings.list("google.client.ids")
         google = googleAudiences.isEmpty ? nil : Provider(
-            keySetURL: try settings.url("google.jwks.url", default: "https://www.googleapis.com/oauth2/v3/certs", schemes: ["https", "http"]).absoluteString,
+            keySetURL: try keySet("google.jwks.url", default: "https://www.googleapis.com/oauth2/v3/certs"),
             issuers: ["accounts.google.com", "https://accounts.google.com"],
             audiences: Set(googleAudiences))
         let appleAudiences = settings.list("apple.client.ids")
         apple = appleAudiences.isEmpty ? nil : Provider(
-            keySetURL: try settings.url("apple.jwks.url", default: "https://appleid.apple.com/auth/keys", schemes: ["https", "http"]).absoluteString,
+            keySetURL: try keySet("apple.jwks.url", default: "https://appleid.apple.com/auth/keys"),
             issuers: ["https://appleid.apple.com"],
             audiences: Set(appleAudiences))
     }

@@ -5,6 +5,7 @@ import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis
+import LanternObjectStorage
 import LanternTestSupport
 import MediaService
 import NIOCore
@@ -21,22 +22,36 @@ struct MediaHarness {
     let redis: RedisClient
     let databaseURL: String
     let storage: URL
+    /// The bucket photos go to with `MEDIA_STORAGE=s3` (nil: the folder `storage`).
+    let bucket: S3Bucket?
 
-    static func run(maxBytes: Int? = nil, _ body: @Sendable (MediaHarness) async throws -> Void) async throws {
+    /// Where media keeps photos in a test: its folder, or a bucket of the S3-compatible test server.
+    enum Storage: String, CaseIterable, Sendable { case directory, s3 }
+
+    static func run(maxBytes: Int? = nil, storage mode: Storage = .directory, _ body: @Sendable (MediaHarness) async throws -> Void) async throws {
         let identity = try await FakeIdentity()
         try await identity.serve { identityURL in
             try await TestEnvironment.withDatabase { url in
                 let prefix = TestEnvironment.uniquePrefix()
                 let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-media-\(prefix)")
                 defer { try? FileManager.default.removeItem(at: storage) }
-                var variables = ["DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
+                var variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
                                  "IDENTITY_URL": identityURL.absoluteString, "MEDIA_STORAGE_DIR": storage.path]
                 if let maxBytes { variables["MOMENT_MAX_BYTES"] = String(maxBytes) }
+                var bucket: S3Bucket?
+                if mode == .s3 {
+                    let s3 = try await FakeS3Server.shared.connection()
+                    let created = try await s3.newBucket()
+                    bucket = created
+                    variables.merge(["MEDIA_STORAGE": "s3", "MEDIA_S3_ENDPOINT": s3.endpoint, "MEDIA_S3_BUCKET": created.bucket,
+                                     "MEDIA_S3_ACCESS_KEY_ID": s3.accessKeyId, "MEDIA_S3_SECRET_ACCESS_KEY": s3.secretAccessKey]) { $1 }
+                }
+                let photos = bucket
                 let app = try await buildMediaApplication(try MediaConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
                 let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
                 try await app.test(.router) { client in
                     try await body(MediaHarness(client: client, identity: identity, streams: StreamNames(prefix: prefix), redis: redis,
-                                                databaseURL: url, storage: storage))
+                                                databaseURL: url, storage: storage, bucket: photos))
                 }
                 await redis.shutdown()
             }
@@ -84,7 +99,11 @@ struct MediaHarness {
         return try await client.execute(uri: uri, method: .get, headers: headers)
     }
 
-    func storedFiles() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: storage.path).count) ?? 0 }
+    /// Photos kept: files in the folder, or objects under the bucket's `moments/` prefix.
+    func storedFiles() async -> Int {
+        if let bucket { return (try? await bucket.list(prefix: "moments").count) ?? -1 }
+        return (try? FileManager.default.contentsOfDirectory(atPath: storage.path).count) ?? 0
+    }
 
     func events(_ type: String) async throws -> [EventEnvelope] {
         let reply = try await redis.send(["XRANGE", streams.events("media"), "-", "+"])
@@ -173,19 +192,19 @@ struct MomentsTests {
         }
     }
 
-    @Test("a new photo replaces the old one, whose bytes are deleted; there is no history")
-    func replace() async throws {
-        try await MediaHarness.run { h in
+    @Test("a new photo replaces the old one, whose bytes are deleted; there is no history", arguments: MediaHarness.Storage.allCases)
+    func replace(storage: MediaHarness.Storage) async throws {
+        try await MediaHarness.run(storage: storage) { h in
             let (a, b) = (UUID(), UUID())
             _ = try await h.pair(a, b)
             #expect(try await h.upload(try Fixtures.bytes("with-exif.jpg"), as: a).status == .created)
             #expect(try await h.upload(try Fixtures.bytes("with-text.png"), as: a, contentType: "image/png").status == .created)
             #expect(try await h.get("/v1/moments/current", as: b).headers[.contentType] == "image/png")
-            #expect(h.storedFiles() == 1)
+            #expect(await h.storedFiles() == 1)
             // Each partner has their own current photo from the other.
             #expect(try await h.upload(try Fixtures.bytes("with-exif.webp"), as: b, contentType: "image/webp").status == .created)
             #expect(try await h.get("/v1/moments/current", as: a).headers[.contentType] == "image/webp")
-            #expect(h.storedFiles() == 2)
+            #expect(await h.storedFiles() == 2)
         }
     }
 
@@ -201,7 +220,7 @@ struct MomentsTests {
             let id1 = (try JSONSerialization.jsonObject(with: Data(buffer: first.body)) as? [String: Any])?["momentId"] as? String
             let id2 = (try JSONSerialization.jsonObject(with: Data(buffer: second.body)) as? [String: Any])?["momentId"] as? String
             #expect(id1 != nil && id1 == id2)
-            #expect(h.storedFiles() == 1)
+            #expect(await h.storedFiles() == 1)
             _ = try await eventually { try await h.events("moment.shared").count >= 1 }
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await h.events("moment.shared").count == 1)
@@ -242,13 +261,13 @@ struct MomentsTests {
             headers[.accept] = "application/json"
             #expect(try await h.client.execute(uri: "/v1/moments", method: .post, headers: headers, body: ByteBuffer(bytes: png)).status == .forbidden)
             #expect(try await h.client.execute(uri: "/v1/moments", method: .post, headers: [.contentType: "image/png"], body: ByteBuffer(bytes: png)).status == .unauthorized)
-            #expect(h.storedFiles() == 0)
+            #expect(await h.storedFiles() == 0)
         }
     }
 
-    @Test("ending the pairing or deleting an account erases the photos")
-    func erasure() async throws {
-        try await MediaHarness.run { h in
+    @Test("ending the pairing or deleting an account erases the photos", arguments: MediaHarness.Storage.allCases)
+    func erasure(storage: MediaHarness.Storage) async throws {
+        try await MediaHarness.run(storage: storage) { h in
             let (a, b) = (UUID(), UUID())
             let pairing = try await h.pair(a, b)
             #expect(try await h.upload(try Fixtures.bytes("with-exif.jpg"), as: a).status == .created)
@@ -257,7 +276,7 @@ struct MomentsTests {
                 "pairingId": .string(pairing.lowercased), "app": .string("pairly"), "endedBy": .string(a.lowercased), "reason": .string("disconnected"),
                 "userIds": .array([.string(a.lowercased), .string(b.lowercased)]),
             ]))
-            #expect(try await eventually { h.storedFiles() == 0 })
+            #expect(try await eventually { await h.storedFiles() == 0 })
             #expect(try await h.get("/v1/moments/current", as: b).status == .notFound)
             #expect(try await h.upload(try Fixtures.bytes("with-text.png"), as: a, contentType: "image/png").status == .conflict)
 
@@ -265,7 +284,7 @@ struct MomentsTests {
             _ = try await h.pair(c, d)
             #expect(try await h.upload(try Fixtures.bytes("with-exif.jpg"), as: c).status == .created)
             try await h.identityEvent("user.deleted", subject: c, data: .object(["userId": .string(c.lowercased), "app": .string("pairly")]))
-            #expect(try await eventually { h.storedFiles() == 0 })
+            #expect(try await eventually { await h.storedFiles() == 0 })
             #expect(try await h.count("SELECT count(*) FROM media.moments") == 0)
             #expect(try await h.count("SELECT count(*) FROM media.names WHERE user_id = '\(c.lowercased)'") == 0)
         }

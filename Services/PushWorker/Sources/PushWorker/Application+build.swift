@@ -23,8 +23,8 @@ public struct PushWorkerDependencies: Sendable {
 }
 
 /// Builds the `push-worker`: a consumer of identity's events that keeps the device registry, a consumer of
-/// `lantern.jobs.push` that delivers through APNs / FCM (or the log), the retry scheduler, and an HTTP server
-/// for `/health/*` and `/metrics` only.
+/// `lantern.jobs.push` that delivers through APNs / FCM (or the log), the retry scheduler; it has no API, so its
+/// HTTP port answers `/health/live` only and everything else is on its operations port.
 public func buildPushWorkerApplication(
     _ configuration: PushWorkerConfiguration,
     dependencies: PushWorkerDependencies = .init(),

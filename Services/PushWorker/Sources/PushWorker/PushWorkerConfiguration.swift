@@ -43,8 +43,8 @@ public struct PushWorkerConfiguration: ServiceConfiguration {
 
     public init(settings: Settings) throws {
         process = try ProcessSettings(serviceName: "push-worker", settings: settings, defaultPort: Self.defaultPort)
-        databaseURL = try settings.requiredString("database.url")
-        redisURL = settings.string("redis.url", default: "redis://127.0.0.1:6379/0")
+        databaseURL = try settings.requiredSecret("database.url")
+        redisURL = try settings.secret("redis.url", default: "redis://127.0.0.1:6379/0")
         streamPrefix = settings.string("stream.prefix", default: "lantern")
         trustRootsFile = settings.string("push.trust.roots.file")
         concurrency = try settings.int("push.concurrency", default: 512, range: 1...2048)

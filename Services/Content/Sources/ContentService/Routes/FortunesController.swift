@@ -123,7 +123,7 @@ struct FortunesController: Sendable {
             Counter(label: "lantern_luckyday_profiles_saved_total", dimensions: [("artisanal", String(profile.textsArtisanal))]).increment()
             return JSONResponse(ProfileBody(profile))
         } catch let unavailable as AstrologyClient.Unavailable {
-            context.logger.error("profile not computed", metadata: ["reason": "\(unavailable)"])
+            context.logger.warning("profile not computed", metadata: ["reason": "\(unavailable)"])
             throw Problem(status: 503, code: "astrology_unavailable", title: "Service unavailable",
                           detail: "The pillars cannot be computed right now; try again in a minute.", retryAfter: 30)
         }

@@ -126,7 +126,7 @@ struct ReportsController: Sendable {
                 by: user, arrival: arrival)
         } catch let unavailable as AstrologyClient.Unavailable {
             // Nothing was recorded: the app keeps the StoreKit transaction unfinished and posts it again.
-            context.logger.error("purchase not recorded: no chart", metadata: ["reason": "\(unavailable)"])
+            context.logger.warning("purchase not recorded: no chart", metadata: ["reason": "\(unavailable)"])
             throw Problem(status: 503, code: "astrology_unavailable", title: "Service unavailable",
                           detail: "The chart cannot be computed right now; keep the transaction and try again in a minute.", retryAfter: 30)
         }
@@ -181,7 +181,7 @@ struct ReportsController: Sendable {
         let birth = try BirthBody.required(body.birth)
         let data: Data
         do { data = try await reports.pdf(report, birth: birth) } catch let unavailable as AstrologyClient.Unavailable {
-            context.logger.error("PDF not rendered: no chart", metadata: ["reason": "\(unavailable)"])
+            context.logger.warning("PDF not rendered: no chart", metadata: ["reason": "\(unavailable)"])
             throw Problem(status: 503, code: "astrology_unavailable", title: "Service unavailable",
                           detail: "The chart cannot be drawn right now; try again in a minute.", retryAfter: 30)
         }

@@ -25,6 +25,8 @@ public struct OperationTable: Sendable {
         var allowed: Set<String>
         /// `allowed` in the order of an `Allow` header.
         var allow: [String]
+        /// The document's path (`/v1/reports/{reportId}`): the route label of the request metrics.
+        var path: String
     }
 
     public let operations: [Operation]
@@ -61,7 +63,8 @@ public struct OperationTable: Sendable {
                 }
                 var allowed = operation.methods
                 if allowed.contains("GET") { allowed.insert("HEAD") }
-                templates[segments.count, default: []].append(Template(segments: segments, allowed: allowed, allow: Self.order(allowed)))
+                templates[segments.count, default: []].append(Template(segments: segments, allowed: allowed, allow: Self.order(allowed),
+                                                                      path: operation.path))
             }
         }
         self.templates = templates
@@ -74,11 +77,17 @@ public struct OperationTable: Sendable {
 
     /// nil when `method` may go on to the service, else the `Allow` header's methods.
     public func refusal(of method: HTTPRequest.Method, at path: String) -> [String]? {
+        check(method, at: path).refusal
+    }
+
+    /// `refusal(of:at:)` and the document's path template for `path` (nil when the document does not list it), from
+    /// one match.
+    public func check(_ method: HTTPRequest.Method, at path: String) -> (refusal: [String]?, template: String?) {
         let name = method.rawValue
         if let template = template(for: path) {
-            return template.allowed.contains(name) ? nil : template.allow
+            return (template.allowed.contains(name) ? nil : template.allow, template.path)
         }
-        return Self.apiMethods.contains(name) ? nil : Self.notAnAPIMethod
+        return (Self.apiMethods.contains(name) ? nil : Self.notAnAPIMethod, nil)
     }
 
     private func template(for path: String) -> Template? {

@@ -5,6 +5,7 @@ import LanternEvents
 import LanternRedis
 import Logging
 import ServiceLifecycle
+import Tracing
 
 /// Carries real-time frames from `lantern.realtime` to the users' open connections on this instance.
 ///
@@ -54,7 +55,12 @@ struct RealtimeFeed: Service {
         case RealtimeFrame.eventType:
             guard let frame = try? event.payload(as: RealtimeFrame.self) else { return }
             let outbound = OutboundFrame(type: frame.type, data: frame.data)
-            for user in frame.recipients { hub.send(outbound, to: user) }
+            let connections = frame.recipients.reduce(0) { $0 + hub.send(outbound, to: $1) }
+            guard connections > 0 else { return }
+            // In the trace of the change that wrote the frame: one upload can be followed to the partner's socket.
+            InstrumentationContext.withValue(EventTrace.context(of: event)) {
+                logger.info("real-time frame sent", metadata: ["type": "\(frame.type)", "connections": "\(connections)"])
+            }
         case RealtimeDisconnect.eventType:
             guard let disconnect = try? event.payload(as: RealtimeDisconnect.self) else { return }
             for user in disconnect.userIds { hub.disconnectAll(user: user) }

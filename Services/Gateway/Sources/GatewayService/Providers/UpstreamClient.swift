@@ -80,7 +80,7 @@ public struct UpstreamResponse: Sendable {
     public var body: Body
 }
 
-public enum UpstreamError: Error, Equatable, Sendable {
+public enum UpstreamError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing listens, or the connection could not be made in time.
     case connectFailed(String)
     /// No complete answer before the deadline.
@@ -89,6 +89,15 @@ public enum UpstreamError: Error, Equatable, Sendable {
     case closedBeforeAnswer(reused: Bool)
     /// The connection closed, or the answer broke HTTP, part-way through.
     case brokenAnswer(String)
+
+    public var description: String {
+        switch self {
+        case .connectFailed(let reason): "could not connect: \(reason)"
+        case .timedOut: "no answer before the deadline"
+        case .closedBeforeAnswer(let reused): "the connection closed before the answer\(reused ? " (a reused connection)" : "")"
+        case .brokenAnswer(let reason): "the answer broke off: \(reason)"
+        }
+    }
 }
 
 struct UpstreamAddress: Hashable, Sendable {

@@ -18,7 +18,8 @@ import Synchronization
 /// - `MalformedRequestAnswer`: the upgrade channel turns NIO's protocol error handling off (Hummingbird's own takes
 ///   over only after the first request), so bytes that are not HTTP got no answer and the connection stayed open.
 /// - `ConnectionGuard`: a connection must send its first request head within `headerTimeout` (Hummingbird's idle
-///   timeout only starts after the first request), and one address holds at most `maxConnectionsPerAddress`.
+///   timeout only starts after the first request), and one address holds at most `maxConnectionsPerAddress`
+///   (a trusted proxy carries many clients, so its connections are not capped).
 struct GatewayServerChannel: ServerChildChannel {
     let inner: HTTP1WebSocketUpgradeChannel
     let limits: ConnectionLimits
@@ -26,7 +27,7 @@ struct GatewayServerChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
         var admitted = true
-        if let address = channel.remoteAddress?.ipAddress {
+        if let address = channel.remoteAddress?.ipAddress, !limits.uncapped.contains(address) {
             admitted = limits.admit(address)
             if admitted { channel.closeFuture.whenComplete { _ in limits.release(address) } }
         }
@@ -55,11 +56,14 @@ struct GatewayServerChannel: ServerChildChannel {
 final class ConnectionLimits: Sendable {
     let headerTimeout: TimeAmount
     let maxConnectionsPerAddress: Int
+    /// Addresses never capped: the trusted proxies.
+    let uncapped: TrustedProxies
     private let open = Mutex<[String: Int]>([:])
 
-    init(headerTimeout: TimeAmount, maxConnectionsPerAddress: Int) {
+    init(headerTimeout: TimeAmount, maxConnectionsPerAddress: Int, uncapped: TrustedProxies = .none) {
         self.headerTimeout = headerTimeout
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.uncapped = uncapped
     }
 
     /// Counts a new connection from `address`; false (not counted) when the address is at its cap. 0: no cap.

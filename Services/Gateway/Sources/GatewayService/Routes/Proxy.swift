@@ -6,6 +6,8 @@ import LanternCore
 import LanternHTTP
 import LanternTokens
 import Logging
+import Metrics
+import Tracing
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -32,7 +34,11 @@ struct ProxyMiddleware: RouterMiddleware {
         // One canonical path for routing, limits and forwarding alike (the matched prefix in the table's spelling).
         let path = try CanonicalPath(request.uri.path).path
         guard let route = routes.match(path) else { return try await next(request, context) }
-        if let allow = operations.refusal(of: request.method, at: path) {
+        let operation = operations.check(request.method, at: path)
+        // The route label of the request metrics: the documented template, or the table's prefix for a path the
+        // document does not list (forwarded all the same; its service answers).
+        context.coreContext.endpointPath.value = operation.template ?? route.prefix + "/…"
+        if let allow = operation.refusal {
             var response = Problem(status: 405, code: "method_not_allowed", title: "Method not allowed",
                                    detail: "\(request.method.rawValue) is not served here; allowed: \(allow.joined(separator: ", ")).").response()
             response.headers[.allow] = allow.joined(separator: ", ")
@@ -43,8 +49,11 @@ struct ProxyMiddleware: RouterMiddleware {
             context.auth = try await verifier.verify(try RequireAccessToken.bearerToken(request))
         }
         let address = clientAddress(request, context: context)
-        for decision in await rateLimit(route.limit, sub: context.auth?.sub, address: address) {
-            if case .limited(let retryAfter) = decision { throw Problem.tooManyRequests(retryAfter: retryAfter) }
+        for (scope, decision) in await rateLimit(route.limit, sub: context.auth?.sub, address: address) {
+            let limited: Int?
+            if case .limited(let retryAfter) = decision { limited = retryAfter } else { limited = nil }
+            Counter(label: "lantern_rate_limit_decisions_total", dimensions: [("scope", scope), ("decision", limited == nil ? "allowed" : "limited")]).increment()
+            if let limited { throw Problem.tooManyRequests(retryAfter: limited) }
         }
         guard let upstream = upstreams[route.service] else {
             throw Problem(status: 503, code: "service_unavailable", title: "Service unavailable",
@@ -57,27 +66,26 @@ struct ProxyMiddleware: RouterMiddleware {
     /// Sign-in routes: a bucket per client address (credential guessing); code guessing: per user and per
     /// address — both low limits, checked in Redis on every request. Everything else: per user, or per address
     /// for anonymous calls, counted in memory and shared through Redis in batches (`RateCounters`).
-    func rateLimit(_ limit: RouteTable.Limit, sub: String?, address: String) async -> [RateLimiter.Decision] {
+    /// Each bucket's decision with its scope (the metrics' label).
+    func rateLimit(_ limit: RouteTable.Limit, sub: String?, address: String) async -> [(String, RateLimiter.Decision)] {
         switch limit {
         case .signIn:
-            return [await limiter.check(scope: "signin", key: address, limit: configuration.signInLimitPerMinute)]
+            return [("signin", await limiter.check(scope: "signin", key: address, limit: configuration.signInLimitPerMinute))]
         case .codeGuess:
-            var decisions = [await limiter.check(scope: "guess-ip", key: address, limit: configuration.codeGuessLimitPerMinute)]
-            if let sub { decisions.append(await limiter.check(scope: "guess-user", key: sub, limit: configuration.codeGuessLimitPerMinute)) }
+            var decisions = [("guess-ip", await limiter.check(scope: "guess-ip", key: address, limit: configuration.codeGuessLimitPerMinute))]
+            if let sub { decisions.append(("guess-user", await limiter.check(scope: "guess-user", key: sub, limit: configuration.codeGuessLimitPerMinute))) }
             return decisions
         case .standard:
-            if let sub { return [counters.check(scope: "user", key: sub, limit: configuration.userLimitPerMinute)] }
-            return [counters.check(scope: "ip", key: address, limit: configuration.userLimitPerMinute)]
+            if let sub { return [("user", counters.check(scope: "user", key: sub, limit: configuration.userLimitPerMinute))] }
+            return [("ip", counters.check(scope: "ip", key: address, limit: configuration.userLimitPerMinute))]
         }
     }
 
+    /// The peer, or, from a trusted proxy, the client it names (`TrustedProxies`).
     func clientAddress(_ request: Request, context: Context) -> String {
-        if configuration.trustForwardedFor, let forwarded = request.headers[.xForwardedFor],
-           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
-            // The load balancer appends the address it saw; anything before it was written by the client.
-            return last
-        }
-        return context.remoteAddress?.ipAddress ?? "unknown"
+        let peer = context.remoteAddress?.ipAddress ?? "unknown"
+        guard !configuration.trustedProxies.isEmpty else { return peer }
+        return configuration.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers[values: .xForwardedFor])
     }
 
     static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
@@ -90,10 +98,15 @@ struct ProxyMiddleware: RouterMiddleware {
         for field in request.headers where !Self.hopByHop.contains(field.name.canonicalName) && field.name != .xForwardedFor {
             headers.add(name: field.name.rawName, value: field.value)
         }
+        // The chain goes on only from a trusted proxy; from anyone else the peer is all the services hear.
         let peer = context.remoteAddress?.ipAddress ?? clientAddress
-        headers.add(name: "X-Forwarded-For",
-                    value: configuration.trustForwardedFor ? [request.headers[.xForwardedFor], peer].compactMap { $0 }.joined(separator: ", ") : peer)
+        let chain = configuration.trustedProxies.contains(peer) ? request.headers[values: .xForwardedFor] : []
+        headers.add(name: "X-Forwarded-For", value: (chain + [peer]).joined(separator: ", "))
         headers.add(name: "X-Request-Id", value: context.requestID)
+        // The trace goes on to the service (this client has no tracing of its own).
+        if let trace = InstrumentationContext.current {
+            InstrumentationSystem.instrument.inject(trace, into: &headers, using: HTTPHeadersInjector())
+        }
         var body: ByteBuffer?
         if ![.get, .head, .delete, .options].contains(request.method) || request.headers[.contentLength] != nil {
             var request = request
@@ -129,7 +142,7 @@ struct ProxyMiddleware: RouterMiddleware {
 
     /// Down → 503, too slow → 504, anything else broken on the way → 502 (with the cause in the log). Never a hang.
     static func problem(for error: any Error, service: String, logger: Logger) -> Problem {
-        logger.warning("upstream failed", metadata: ["service": "\(service)", "error": "\(String(reflecting: error))"])
+        logger.warning("upstream failed", metadata: ["service": "\(service)", "error": "\(error)"])
         switch error as? UpstreamError {
         case .timedOut:
             return Problem(status: 504, code: "upstream_timeout", title: "Gateway timeout", detail: "\(service) did not answer in time.")

@@ -2,7 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import LanternHTTP
 
-/// `GET /health`: the gateway's own readiness plus every deployed service's `/health/ready`.
+/// `GET /health` on the gateway's operations port: its own readiness, and whether each deployed service answers
+/// `/health/live` at the address the gateway forwards to. (Each service's readiness is on its own operations
+/// port, which the gateway does not know; what the gateway can vouch for is that it reaches them.)
 enum UpstreamHealth {
     struct Report: Codable, Sendable {
         var status: String
@@ -16,7 +18,7 @@ enum UpstreamHealth {
             for (name, url) in upstreams {
                 group.addTask {
                     do {
-                        let request = HTTPClientRequest(url: url.appendingPathComponent("health/ready").absoluteString)
+                        let request = HTTPClientRequest(url: url.appendingPathComponent("health/live").absoluteString)
                         let response = try await client.execute(request, timeout: .seconds(2))
                         _ = try? await response.body.collect(upTo: 64 * 1024)
                         return (name, response.status.code == 200 ? "ok" : "failing: HTTP \(response.status.code)")

@@ -51,7 +51,7 @@ struct SessionStore: IdentityTables {
                 try await connection.query("""
                     UPDATE identity.sessions SET revoked_at = \(now), revoked_reason = 'refresh_token_reused' WHERE id = \(sessionID)
                     """, logger: logger)
-                logger.warning("refresh token reused; session revoked", metadata: ["session": "\(sessionID)", "user": "\(userID)"])
+                logger.warning("refresh token reused; session revoked", metadata: ["session": "\(sessionID.lowercased)", "user": "\(userID.lowercased)"])
                 return .reused
             }
             if expiresAt < now { return .expired }

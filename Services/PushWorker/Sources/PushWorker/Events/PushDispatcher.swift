@@ -62,7 +62,13 @@ public struct PushDispatcher: Sendable {
                     Counter(label: "lantern_push_jobs_without_devices_total", dimensions: [("kind", item.request.kind)]).increment()
                 }
                 for device in targets {
-                    group.addTask { (item.index, await deliver(item.request, jobID: item.job.id, to: device, attempt: 1)) }
+                    group.addTask {
+                        // Each job in the trace of the request that queued it (EventTrace), so its logs join that trace.
+                        let stored = (try? await EventTrace.handling(item.job, group: "push-worker") {
+                            await deliver(item.request, jobID: item.job.id, to: device, attempt: 1)
+                        }) ?? false
+                        return (item.index, stored)
+                    }
                 }
             }
             var outcomes: [Int: Bool] = [:]
@@ -101,6 +107,7 @@ public struct PushDispatcher: Sendable {
     private func act(on result: DeliveryResult, provider: String, request: PushRequest, jobID: UUID, device: Device, attempt: Int) async -> (String, Bool) {
         switch result {
         case .delivered:
+            logger.info("push delivered", metadata: ["provider": "\(provider)", "kind": "\(request.kind)", "device": "\(device.deviceID)"])
             return ("delivered", true)
         case .invalidToken(let reason):
             logger.info("push token rejected; registration removed", metadata: ["provider": "\(provider)", "device": "\(device.deviceID)", "reason": "\(reason)"])
