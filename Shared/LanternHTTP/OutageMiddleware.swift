@@ -4,7 +4,8 @@ import LanternCore
 /// Answers 503 (the watch's problem, with `Retry-After`) while a dependency the service cannot work without is down:
 /// at once for a new request, and for a request in flight as soon as the dependency goes down (it would otherwise
 /// wait for its connection pool to give up). `/health/live` stays outside it: a process whose database is down is
-/// still alive.
+/// still alive. A handler stuck in a client that ignores cancellation holds this middleware's answer back; the
+/// `OutageBackstop` around the router answers for it.
 public struct OutageMiddleware<Context: RequestContext>: RouterMiddleware {
     let watches: [any DependencyWatch]
 

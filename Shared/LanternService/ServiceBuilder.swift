@@ -195,8 +195,9 @@ public struct ServiceBuilder: Sendable {
         if let postgres, !housekeeping.isEmpty {
             services.append(Housekeeping(client: postgres, rules: housekeeping, clock: clock, logger: logger))
         }
+        // The router inside a backstop: a request stuck in a client that ignores the outage still gets its 503.
         var app = Application(
-            router: router, server: server,
+            responder: OutageBackstop(router.buildResponder(), watches: watches), server: server,
             configuration: .init(address: .hostname(process.host, port: process.port), serverName: "lantern-\(name)"),
             services: services, onServerRunning: { [serving] _ in serving.open() }, logger: logger
         )

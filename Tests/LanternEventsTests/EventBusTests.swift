@@ -321,17 +321,3 @@ struct MigrationTests {
         }
     }
 }
-
-/// Calls that wait until `release()`, whether cancelled or not.
-final class StuckCalls: Sendable {
-    private let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
-    private let calls = Mutex(0)
-    var count: Int { calls.withLock { $0 } }
-    func wait() async {
-        calls.withLock { $0 += 1 }
-        await withCheckedContinuation { continuation in waiting.withLock { $0.append(continuation) } }
-    }
-    func release() {
-        for continuation in waiting.withLock({ state in defer { state = [] }; return state }) { continuation.resume() }
-    }
-}

@@ -6,7 +6,8 @@ import Synchronization
 /// A TCP proxy in front of the test PostgreSQL, to take the database away from one service under test without
 /// touching the server every other test shares: `crash()` closes every connection and refuses new ones (what a
 /// crashed server looks like to a client), `silence()` keeps every connection open but stops its packets (a network
-/// partition: nothing is refused, nothing answers), `restore()` listens and forwards again for new connections.
+/// partition: nothing is refused, nothing answers), `partition()` does both (what is open stays silent, what is new is
+/// refused), `restore()` listens and forwards again for new connections.
 public final class DatabaseProxy: Sendable {
     public enum Mode: Sendable { case forwarding, crashed, silent }
 
@@ -82,6 +83,17 @@ public final class DatabaseProxy: Sendable {
     }
 
     var mode: Mode { state.withLock { $0.mode } }
+
+    /// Every open connection stays open and never carries a byte again, and nothing listens on the port: a query in
+    /// flight is never answered, and the next connection is refused. `restore()` listens again.
+    public func partition() async {
+        let server = state.withLock { state in
+            state.mode = .crashed
+            state.silenced.formUnion(state.connections.keys)
+            return state.server
+        }
+        try? await server?.close()
+    }
 
     /// Every connection closed, and nothing listens on the port.
     public func crash() async {
