@@ -59,10 +59,10 @@ public final class FakeLLMServers: Sendable {
         var received: [Received] = []
         var forbidden: Set<String> = []
         var violations: [String] = []
-        var hanging: [CheckedContinuation<Void, Never>] = []
-        var stopped = false
     }
     private let state = Mutex(State())
+    /// Requests told to hang: they wait until the fakes stop.
+    private let hanging = StuckCalls()
 
     /// How unscripted models answer.
     let defaultBehaviour: Behaviour
@@ -87,7 +87,7 @@ public final class FakeLLMServers: Sendable {
     /// with `PromptLeak` when a prompt carried personal data.
     public func run<T: Sendable>(_ body: @Sendable (_ geminiURL: String, _ openAIURL: String) async throws -> T) async throws -> T {
         let result = try await LoopbackServer.run(router: router()) { port in
-            defer { releaseHanging() }
+            defer { hanging.release() }
             return try await body("http://127.0.0.1:\(port)", "http://127.0.0.1:\(port)/v1")
         }
         let violations = privacyViolations
@@ -101,26 +101,6 @@ public final class FakeLLMServers: Sendable {
     }
 
     // MARK: Serving
-
-    /// Waits until the fakes stop.
-    private func hang() async {
-        await withCheckedContinuation { continuation in
-            let stopped = state.withLock { state in
-                if !state.stopped { state.hanging.append(continuation) }
-                return state.stopped
-            }
-            if stopped { continuation.resume() }
-        }
-    }
-
-    private func releaseHanging() {
-        let waiting = state.withLock { state in
-            state.stopped = true
-            defer { state.hanging = [] }
-            return state.hanging
-        }
-        for continuation in waiting { continuation.resume() }
-    }
 
     private func next(for model: String) -> Behaviour {
         state.withLock { state in
@@ -204,7 +184,7 @@ public final class FakeLLMServers: Sendable {
             return Self.json(200, #"{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":42,"totalTokenCount":298,"thoughtsTokenCount":256}}"#)
         case .recitation: return Self.json(200, answer("", finish: "RECITATION"))
         case .hang:
-            await hang()
+            await hanging.wait()
             return Self.json(503, Self.googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later."))
         }
     }
@@ -232,7 +212,7 @@ public final class FakeLLMServers: Sendable {
         case .maxTokensEmpty: return Self.json(200, answer("", finish: "length"))
         case .recitation: return Self.json(200, answer("", finish: "content_filter"))
         case .hang:
-            await hang()
+            await hanging.wait()
             return Self.json(503, #"{"error":{"message":"overloaded","type":"server_error","param":null,"code":null}}"#)
         }
     }

@@ -173,14 +173,15 @@ struct LuckyDayCookieTests {
 
     @Test("a model that is too slow: the break answers within the budget with an artisanal fortune")
     func slowModel() async throws {
-        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:slow"], extra: ["FORTUNE_BUDGET_SECONDS": "0.5", "PROFILE_BUDGET_SECONDS": "0.5", "PREGENERATION_BUDGET_SECONDS": "0.2"]) { h in
+        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:slow"], extra: ["FORTUNE_BUDGET_SECONDS": "2", "PROFILE_BUDGET_SECONDS": "2", "PREGENERATION_BUDGET_SECONDS": "0.2"]) { h in
             // The model never answers while the test runs: a break that waited for it would not come back.
             h.llm.script("slow", .hang)
             let user = UUID()
             try await h.createProfile(user)
             let response = try await h.breakCookie(user)
             #expect(try response.decode(CookieBody.self).fortune?.artisanal == true)
-            #expect(h.llm.received(model: "slow").count >= 2, "the profile and the break asked the model first")
+            // Asked, even if a loaded machine delivers the calls to the fake after the budget gave up on them.
+            #expect(try await eventually { h.llm.received(model: "slow").count >= 2 }, "the profile and the break asked the model first")
         }
     }
 

@@ -390,6 +390,21 @@ func withTestGateway(_ mode: TestingSetup, _ extra: [String: String] = [:],
     }
 }
 
+/// Runs the gateway live (WebSockets need a real socket) with a fake identity/media upstream, once it can admit a
+/// token: a handshake is refused while the gateway's first fetch of identity's key set is on its way (5 s at most,
+/// which a fresh machine starting every suite at once can take), so the body starts once a plain request with a
+/// valid token gets 426 (admitted, no upgrade asked for).
+func withLiveGateway(_ body: @Sendable (Int, FakeUpstream, StreamNames) async throws -> Void) async throws {
+    try await withTestGateway(.live) { client, upstream, streams in
+        let token = try await upstream.token()
+        let admits = try await eventually(timeout: .seconds(60)) {
+            try await client.execute(uri: "/v1/realtime", method: .get, headers: [.authorization: "Bearer \(token)"]).status.code == 426
+        }
+        try #require(admits, "the gateway never admitted a valid token")
+        try await body(try #require(client.port), upstream, streams)
+    }
+}
+
 /// The operations of docs/api/openapi.yaml, read as the gateway reads its copy (`OperationTable`).
 enum OpenAPIDocument {
     static func paths() throws -> [(String, Set<String>)] {

@@ -16,21 +16,6 @@ import Testing
 
 @Suite("Real-time WebSocket")
 struct RealtimeTests {
-    /// Runs the gateway live (WebSockets need a real socket) with a fake identity/media upstream, once it can admit a
-    /// token: a handshake is refused while the gateway's first fetch of identity's key set is on its way (5 s at most,
-    /// which a fresh machine starting every suite at once can take), so the tests start once a plain request with a
-    /// valid token gets 426 (admitted, no upgrade asked for).
-    func withLiveGateway(_ body: @Sendable (Int, FakeUpstream, StreamNames) async throws -> Void) async throws {
-        try await withTestGateway(.live) { client, upstream, streams in
-            let token = try await upstream.token()
-            let admits = try await eventually(timeout: .seconds(60)) {
-                try await client.execute(uri: "/v1/realtime", method: .get, headers: [.authorization: "Bearer \(token)"]).status.code == 426
-            }
-            try #require(admits, "the gateway never admitted a valid token")
-            try await body(try #require(client.port), upstream, streams)
-        }
-    }
-
     /// Connects, collects `count` text frames (running `afterFirst` once the first arrives), then closes.
     func collectFrames(port: Int, token: String, count: Int, afterFirst: @escaping @Sendable () async throws -> Void) async throws -> [String] {
         let received = Mutex<[String]>([])

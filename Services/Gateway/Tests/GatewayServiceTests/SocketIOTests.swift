@@ -45,8 +45,8 @@ struct SocketIOTests {
 
     @Test("connect with auth, receive state then new_moment, acknowledgements answered")
     func realClient() async throws {
-        try await withTestGateway(.live) { client, upstream, streams in
-                let gateway = "http://127.0.0.1:\(try #require(client.port))"
+        try await withLiveGateway { port, upstream, streams in
+                let gateway = "http://127.0.0.1:\(port)"
                 let user = UUID()
                 let token = try await upstream.issuer.issue(userID: user, sessionID: UUID(), app: .pairly).token
                 let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)

@@ -30,7 +30,8 @@ struct ShutdownTests {
                 request.method = .POST
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.body = .bytes(ByteBuffer(string: #"{"deviceId":"\#(UUID().uuidString)","app":"luckyday"}"#))
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+                // Generous: a fresh machine starting every suite at once can take long to answer; only the stop is timed.
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
                 #expect(response.status == .created)
                 let body = try await response.body.collect(upTo: 1 << 20)
                 let user = (try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any])
