@@ -32,4 +32,8 @@ say "building executables and tests (a first build takes several minutes)"
 swift_build --build-tests
 export LANTERN_BIN_PATH="$(swift build --show-bin-path)"
 say "running tests"
+# At most 12 tests at a time (Swift Testing's own limit; the default is one per test): every suite starting its
+# services at once on 2 cores made tests that take seconds alone take minutes, past their clients' timeouts. The
+# whole run is also faster this way (330 s against 382 s, the same machine and build).
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-12}"
 swift test --skip-build "$@"
