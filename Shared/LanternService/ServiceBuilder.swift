@@ -136,6 +136,13 @@ public struct ServiceBuilder: Sendable {
         housekeeping += rules
     }
 
+    /// A client of other servers (an HTTP client, a connection pool) whose `run` shuts it down at the end: started
+    /// before the background services and stopped after them, and not held back by the migrations, so that it is shut
+    /// down however the process ends (async-http-client traps on a client released without a shutdown).
+    public mutating func addClient(_ client: any Service) {
+        clients.append(client)
+    }
+
     /// A background service that runs as long as the process, started after the clients it may use and, like
     /// every consumer, only once the migrations are applied (a loop over the service's tables needs them).
     public mutating func addService(_ service: any Service) {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LanternRedis
 
 /// A private `redis-server` a test can stop and start again, to prove nothing is lost while Redis is down.
@@ -50,10 +51,15 @@ public final class RedisServerProcess: @unchecked Sendable {
     }
 }
 
-/// A TCP port nobody listens on, below Linux's ephemeral range (32768+) so outgoing connections cannot take it.
+private let handedOutPorts = Mutex<Set<Int>>([])
+
+/// A TCP port nobody listens on, below Linux's ephemeral range (32768+) so outgoing connections cannot take it,
+/// and never one handed out before in this process: tests running at once (each end-to-end stack takes a dozen
+/// ports before its processes bind them) must not be given the same one.
 public func freePort() throws -> Int {
     for _ in 0..<100 {
         let port = Int.random(in: 10_000..<32_000)
+        guard handedOutPorts.withLock({ $0.insert(port).inserted }) else { continue }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { continue }
         defer { close(fd) }

@@ -41,10 +41,10 @@ public func buildGatewayApplication(
     clientConfiguration.redirectConfiguration = .disallow
     clientConfiguration.tracing.tracer = nil  // no tracer is bootstrapped: skip the no-op span per request
     let httpClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
-    service.addService(HTTPClientLifecycle(client: httpClient))
+    service.addClient(HTTPClientLifecycle(client: httpClient))
     // Proxied requests go through the gateway's own pooled client (`UpstreamClient`); the rest through `httpClient`.
     let upstreamClient = UpstreamClient(group: MultiThreadedEventLoopGroup.singleton)
-    service.addService(upstreamClient)
+    service.addClient(upstreamClient)
 
     // Key-set fetches use the shared client: the proxy client's read timeout is the upstream timeout, which is
     // about API calls, not about fetching keys.

@@ -45,7 +45,7 @@ public func buildMediaApplication(
         files = try DirectoryPhotoFiles(directory: directory)
     case (nil, .s3(let s3)):
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: .init(timeout: .init(connect: .seconds(5), read: .seconds(20))))
-        service.addService(HTTPClientLifecycle(client: client))
+        service.addClient(HTTPClientLifecycle(client: client))
         let bucket = S3Bucket(endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region,
                               credentials: .init(accessKeyID: s3.accessKeyID, secretAccessKey: s3.secretAccessKey),
                               addressing: s3.addressing, client: client)

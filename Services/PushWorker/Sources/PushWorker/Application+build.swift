@@ -39,7 +39,7 @@ public func buildPushWorkerApplication(
 
     let registry = DeviceRegistry(client: postgres, logger: logger)
     let httpClient = try makeProviderHTTPClient(configuration)
-    service.addService(HTTPClientLifecycle(client: httpClient))
+    service.addClient(HTTPClientLifecycle(client: httpClient))
     let log = LogPushProvider(logger: logger)
     let apns: any PushProvider = try dependencies.apns ?? configuration.apns.map { apns in
         APNsProvider(baseURL: apns.baseURL, topics: apns.topics,
