@@ -238,6 +238,64 @@ struct ReportsTests {
         }
     }
 
+    @Test("a refund sticks: the pre-refund transaction posted again is 409 transaction_revoked on every path, a pending refunded report is neither written nor announced, a reversal gives it back")
+    func refundSticks() async throws {
+        let store = try TestAppStore()
+        try await withStore(store) { h in
+            let user = UUID()
+            let transactionId = "2000000987654321"
+            // The JWS the app posted before the refund: no revocationDate, valid for APPSTORE_MAX_AGE_DAYS.
+            let preRefund = try h.transaction(store, for: user, id: transactionId)
+            let bought = try await h.buy(user, jws: preRefund)
+            #expect(bought.status == .created)
+            let report = try bought.decode(ReportBody.self)
+            func notify(_ type: String) async throws {
+                var inner = store.transaction(bundleId: bundle, productId: "\(bundle).report.career", accountToken: user, signedAt: h.time.now,
+                                              revokedAt: type == "REFUND_REVERSED" ? nil : h.time.now)
+                inner.transactionId = transactionId
+                let notification = SignedNotification(
+                    notificationType: type, notificationUUID: UUID().uuidString.lowercased(),
+                    data: .init(appAppleId: 1, bundleId: bundle, environment: .sandbox, signedTransactionInfo: try store.sign(inner)),
+                    signedDate: Int64(h.time.now.timeIntervalSince1970 * 1000))
+                let response = try await h.client.execute(uri: "/v1/appstore/notifications", method: .post, headers: [.contentType: "application/json"],
+                                                          body: ByteBuffer(string: #"{"signedPayload":"\#(try store.sign(notification))"}"#))
+                #expect(response.status == .ok)
+            }
+            try await notify("REFUND")
+
+            // The replay: a problem, not the report; nothing new recorded.
+            let replay = try await h.buy(user, jws: preRefund)
+            #expect(replay.status == .conflict, "\(String(buffer: replay.body))")
+            let problem = try replay.decode(ProblemBody.self)
+            #expect(problem.code == "transaction_revoked" && !String(buffer: replay.body).contains("sections"))
+            #expect(try await h.count("SELECT count(*)::int FROM content.report_purchases") == 1)
+            // Every other path agrees.
+            for path in ["/v1/reports/\(report.id)", "/v1/reports/\(report.id)/text"] {
+                let response = try await h.request(.get, path, as: user, app: .astrosvitla)
+                #expect(try response.status == .forbidden && (response.decode(ProblemBody.self).code) == "report_revoked", "\(path)")
+            }
+            let pdf = try await h.request(.post, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla, json: #"{"birth":\#(birth)}"#)
+            #expect(try pdf.status == .forbidden && (pdf.decode(ProblemBody.self).code) == "report_revoked")
+            struct List: Decodable { struct Chart: Decodable { var reports: [ReportBody] }; var charts: [Chart] }
+            #expect(try await h.request(.get, "/v1/reports", as: user, app: .astrosvitla).decode(List.self).charts.isEmpty)
+
+            // Refunded while still pending (as if the purchase request had died): the retrier leaves it alone and no
+            // report_ready frame goes out, until a reversal makes it due again.
+            let due = RFC3339.string(from: h.time.now.addingTimeInterval(-86_400))
+            _ = try await h.scalar("""
+                UPDATE content.reports SET status = 'pending', sections = NULL, ready_at = NULL, next_attempt_at = '\(due)'::timestamptz
+                WHERE id = '\(report.id)' RETURNING 1
+                """, as: Int.self)
+            try await Task.sleep(for: .seconds(3))
+            #expect(try await h.scalar("SELECT status FROM content.reports WHERE id = '\(report.id)'", as: String.self) == "pending")
+            try await notify("REFUND_REVERSED")
+            let written = try await eventually { try await h.scalar("SELECT status FROM content.reports WHERE id = '\(report.id)'", as: String.self) == "ready" }
+            #expect(written, "the reversal made the report due again")
+            let again = try await h.buy(user, jws: preRefund)
+            #expect(try again.status == .ok && (again.decode(ReportBody.self).id) == report.id)
+        }
+    }
+
     @Test("user.deleted erases reports and purchases; the transaction's tombstone stops it being redeemed again")
     func deletion() async throws {
         let store = try TestAppStore()

@@ -49,9 +49,18 @@ struct ReportStore: ReportRecords {
             let redeemed = try await connection.query(
                 "SELECT 1 FROM content.redeemed_transactions WHERE transaction_hash = \(purchase.transactionHash)", logger: logger)
             for try await _ in redeemed { return .redeemed }
-            if let existing = try await one("""
-                \(unescaped: Self.select) WHERE r.id = (SELECT report_id FROM content.report_purchases WHERE transaction_hash = \(purchase.transactionHash))
-                """, on: connection) {
+            // This transaction again: its own report, unless the App Store has taken that purchase back since (the
+            // pre-refund JWS stays valid for days, so a replay must not undo a refund).
+            let known = try await connection.query("""
+                SELECT report_id, revoked_at IS NOT NULL FROM content.report_purchases WHERE transaction_hash = \(purchase.transactionHash)
+                """, logger: logger)
+            var recorded: (report: UUID, revoked: Bool)?
+            for try await row in known.decode((UUID, Bool).self) { recorded = row }
+            if let recorded {
+                if recorded.revoked { return .revoked }
+                guard let existing = try await one("\(unescaped: Self.select) WHERE r.id = \(recorded.report)", on: connection) else {
+                    throw StoreInconsistency("the report of a recorded purchase is missing")
+                }
                 return .existing(existing)
             }
             // The account's report of this chart and area, or the new one.
@@ -113,12 +122,15 @@ struct ReportStore: ReportRecords {
         let json = String(decoding: try JSONEncoder().encode(sections), as: UTF8.self)
         let announced = try await client.transaction(logger: logger) { connection -> Bool in
             let rows = try await connection.query("""
-                UPDATE content.reports SET status = 'ready', sections = \(json)::jsonb, source = \(source), ready_at = \(date),
+                UPDATE content.reports r SET status = 'ready', sections = \(json)::jsonb, source = \(source), ready_at = \(date),
                     next_attempt_at = NULL, leased_until = NULL
-                WHERE id = \(id) AND status = 'pending' RETURNING user_id, chart, area
+                WHERE r.id = \(id) AND r.status = 'pending'
+                RETURNING r.user_id, r.chart, r.area,
+                          EXISTS (SELECT 1 FROM content.report_purchases p WHERE p.report_id = r.id AND p.revoked_at IS NULL)
                 """, logger: logger)
-            // Already ready (another writer won): a report never changes once written.
-            for try await (user, chart, area) in rows.decode((UUID, String, String).self) {
+            // Already ready (another writer won): a report never changes once written. Refunded while it was being
+            // written: stored (a REFUND_REVERSED gives it back), but the app is not told of a report it cannot open.
+            for try await (user, chart, area, _) in rows.decode((UUID, String, String, Bool).self).filter({ $0.3 }) {
                 let frame = AstroSvitlaFrames.report(AstroSvitlaFrames.reportReady, to: user.uuidString.lowercased(), reportId: id.uuidString.lowercased(),
                                                      chart: chart, area: area)
                 try await outbox.enqueue(frame, subject: user.uuidString.lowercased(), at: date, on: connection, logger: logger)
@@ -153,9 +165,11 @@ struct ReportStore: ReportRecords {
         try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("""
                 UPDATE content.reports SET leased_until = \(until)
-                WHERE id IN (SELECT id FROM content.reports
-                             WHERE status = 'pending' AND next_attempt_at <= \(now) AND (leased_until IS NULL OR leased_until <= \(now))
-                             ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                WHERE id IN (SELECT r.id FROM content.reports r
+                             WHERE r.status = 'pending' AND r.next_attempt_at <= \(now) AND (r.leased_until IS NULL OR r.leased_until <= \(now))
+                               -- A refunded report is not written (no model call for it) until a REFUND_REVERSED.
+                               AND EXISTS (SELECT 1 FROM content.report_purchases p WHERE p.report_id = r.id AND p.revoked_at IS NULL)
+                             ORDER BY r.next_attempt_at LIMIT \(limit) FOR UPDATE OF r SKIP LOCKED)
                 RETURNING id
                 """, logger: logger)
             var ids: [UUID] = []

@@ -71,6 +71,8 @@ enum PurchaseOutcome: Sendable, Equatable {
     case existing(ReportRecord)
     /// The transaction belonged to an account that was deleted.
     case redeemed
+    /// The transaction was recorded, and the App Store has refunded or revoked it since.
+    case revoked
 }
 
 /// What an App Store notification did.

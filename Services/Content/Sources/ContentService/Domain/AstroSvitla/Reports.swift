@@ -65,9 +65,7 @@ struct Reports: Sendable {
         guard transaction.type == SignedTransaction.consumable else {
             throw Problem.invalid(field: "transaction", "is a \(transaction.type) purchase; reports are consumables", code: "transaction_invalid")
         }
-        guard transaction.revocationDate == nil else {
-            throw Problem.conflict("The App Store refunded or revoked this purchase", code: "transaction_revoked")
-        }
+        guard transaction.revocationDate == nil else { throw Self.transactionRevoked }
         // The app buys with `appAccountToken` = the account id, so one account's receipt is useless to another.
         guard transaction.appAccountToken?.lowercased() == user.uuidString.lowercased() else {
             throw Problem.forbidden("This purchase was made for another account", code: "transaction_other_account")
@@ -90,6 +88,8 @@ struct Reports: Sendable {
         switch try await records.record(entry, newReport: report, retryAt: now + firstRetry) {
         case .redeemed:
             throw Problem.conflict("This purchase belonged to a deleted account and cannot be redeemed again", code: "transaction_redeemed")
+        case .revoked:
+            throw Self.transactionRevoked
         case .existing(let existing):
             return (existing, false)
         case .created(let created):
@@ -181,6 +181,9 @@ struct Reports: Sendable {
                                                         "uuid": "\(notification.notificationUUID)", "outcome": "\(outcome)"])
         return outcome
     }
+
+    /// A refunded or revoked transaction, whether its JWS says so or a notification told us after it was recorded.
+    static let transactionRevoked = Problem.conflict("The App Store refunded or revoked this purchase", code: "transaction_revoked")
 
     static func hash(_ transactionId: String) -> Data { Data(SHA256.hash(data: Data(transactionId.utf8))) }
 
