@@ -247,7 +247,7 @@ let package = Package(
         .target(
             name: "LanternService",
             dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
-                           "LanternRedis", hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
+                           "LanternRedis", "LanternTokens", nioFoundation, hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
                            postgres, .product(name: "_ConnectionPoolModule", package: "postgres-nio"), httpClient, lifecycle, logging, metrics],
             path: "Shared/LanternService",
             swiftSettings: strict
@@ -407,6 +407,12 @@ let package = Package(
             name: "LanternRenderingTests",
             dependencies: ["LanternRendering", "LanternTestSupport"],
             path: "Tests/LanternRenderingTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LanternServiceTests",
+            dependencies: ["LanternService", "LanternCore", "LanternDatabase", "LanternTestSupport", postgres, lifecycle, logging],
+            path: "Tests/LanternServiceTests",
             swiftSettings: strict
         ),
         .testTarget(

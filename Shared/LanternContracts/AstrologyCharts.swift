@@ -47,9 +47,14 @@ public struct NatalChartSummary: Codable, Sendable, Equatable {
         }
     }
 
+    /// Something the caller should tell the person (`time_unknown`, an ambiguous or skipped local time…).
     public struct Warning: Codable, Sendable, Equatable {
         public var code: String
         public var message: String
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
 
     public var planets: [Planet]
@@ -74,4 +79,154 @@ public enum AstrologyEndpoint {
     public static let natalChartPath = "/internal/astrology/charts/natal"
     /// `POST`, the same body: the chart drawn as SVG (`?theme=light`).
     public static let natalChartSVGPath = "/internal/astrology/charts/natal.svg"
+
+    /// Natal chart of birth data; what a caller reads of it.
+    public static let natalChart = InternalRoute<BirthData, NatalChartSummary>(service: "astrology", path: natalChartPath)
+    /// The chart drawn as SVG (`theme`: `light`, for paper, or `dark`).
+    public static let natalChartSVG = InternalRoute<BirthData, String>.text(service: "astrology", path: natalChartSVGPath)
+    /// The Four Pillars of a birth.
+    public static let bazi = InternalRoute<BaziRequest, BaziAnswer>(service: "astrology", path: "/internal/astrology/bazi")
+}
+
+/// Birth data as an app sends it and a service passes it on to astrology, which checks every field (a refusal names
+/// them: `date`, `time`, `place.id`…). Services keep none of it.
+public struct BirthData: Codable, Sendable, Equatable {
+    public struct Place: Codable, Sendable, Equatable {
+        /// A GeoNames id from astrology's place search; or coordinates with a time zone.
+        public var id: Int?
+        public var latitude: Double?
+        public var longitude: Double?
+        public var timeZone: String?
+        public init(id: Int? = nil, latitude: Double? = nil, longitude: Double? = nil, timeZone: String? = nil) {
+            self.id = id
+            self.latitude = latitude
+            self.longitude = longitude
+            self.timeZone = timeZone
+        }
+    }
+    /// `YYYY-MM-DD`.
+    public var date: String
+    /// `HH:MM`, or nil when unknown.
+    public var time: String?
+    public var place: Place
+    public init(date: String, time: String?, place: Place) {
+        self.date = date
+        self.time = time
+        self.place = place
+    }
+}
+
+/// `POST /internal/astrology/bazi` (and `/v1/astrology/bazi`): birth data with the reading's conventions.
+public struct BaziRequest: Codable, Sendable, Equatable {
+    public var date: String
+    /// `HH:MM`; nil reads no hour pillar (Lucky Day sends noon instead and marks that pillar assumed).
+    public var time: String?
+    public var place: BirthData.Place
+    /// `23:00` (the Zi hour starts the day) or `00:00`.
+    public var dayBoundary: String?
+    /// `clock` (the birthplace's civil time) or `true` (apparent solar time).
+    public var solarTime: String?
+    public init(date: String, time: String?, place: BirthData.Place, dayBoundary: String? = nil, solarTime: String? = nil) {
+        self.date = date
+        self.time = time
+        self.place = place
+        self.dayBoundary = dayBoundary
+        self.solarTime = solarTime
+    }
+}
+
+/// astrology's Four Pillars (Ba Zi) reading: pillars, day master, element counts, zodiac animals, the lunar date.
+/// Names are lower case (`metal`, `horse`, `yang`), stems and branches in pinyin with their hanzi. Descriptors only
+/// besides what the caller sent, so a prompt can be built from it without the birth data.
+public struct BaziAnswer: Codable, Sendable, Equatable {
+    public struct Pillar: Codable, Sendable, Equatable {
+        /// `year`, `month`, `day`, `hour`.
+        public var role: String
+        /// `Destiny`, `Environment`, `Essence`, `Inner Heart`.
+        public var meaning: String
+        public var stem: String
+        public var stemHanzi: String
+        public var branch: String
+        public var branchHanzi: String
+        public var animal: String
+        public var stemElement: String
+        public var branchElement: String
+        /// The stem's.
+        public var polarity: String
+        public init(role: String, meaning: String, stem: String, stemHanzi: String, branch: String, branchHanzi: String, animal: String,
+                    stemElement: String, branchElement: String, polarity: String) {
+            self.role = role
+            self.meaning = meaning
+            self.stem = stem
+            self.stemHanzi = stemHanzi
+            self.branch = branch
+            self.branchHanzi = branchHanzi
+            self.animal = animal
+            self.stemElement = stemElement
+            self.branchElement = branchElement
+            self.polarity = polarity
+        }
+    }
+
+    public struct DayMaster: Codable, Sendable, Equatable {
+        public var stem: String
+        public var element: String
+        public var polarity: String
+        public init(stem: String, element: String, polarity: String) {
+            self.stem = stem
+            self.element = element
+            self.polarity = polarity
+        }
+    }
+
+    /// The date in the Chinese lunisolar calendar.
+    public struct LunarDate: Codable, Sendable, Equatable {
+        public var year: Int
+        public var month: Int
+        public var leap: Bool
+        public var day: Int
+        public var monthLength: Int
+        public init(year: Int, month: Int, leap: Bool, day: Int, monthLength: Int) {
+            self.year = year
+            self.month = month
+            self.leap = leap
+            self.day = day
+            self.monthLength = monthLength
+        }
+    }
+
+    public struct Options: Codable, Sendable, Equatable {
+        public var dayBoundary: String
+        public var solarTime: String
+        public init(dayBoundary: String, solarTime: String) {
+            self.dayBoundary = dayBoundary
+            self.solarTime = solarTime
+        }
+    }
+
+    public var pillars: [Pillar]
+    public var dayMaster: DayMaster
+    /// Marks per element (`wood` … `water`), two per pillar.
+    public var elements: [String: Int]
+    /// The animal of the lunar year (changes at the lunar new year): the person's Chinese zodiac sign.
+    public var zodiacAnimal: String
+    /// The animal of the year pillar (changes at Li Chun, about 4 February).
+    public var solarYearAnimal: String
+    public var lunarDate: LunarDate
+    public var options: Options
+    public var timeKnown: Bool
+    public var warnings: [NatalChartSummary.Warning]
+
+    public init(pillars: [Pillar], dayMaster: DayMaster, elements: [String: Int], zodiacAnimal: String, solarYearAnimal: String,
+                lunarDate: LunarDate, options: Options, timeKnown: Bool, warnings: [NatalChartSummary.Warning]) {
+        self.pillars = pillars
+        self.dayMaster = dayMaster
+        self.elements = elements
+        self.zodiacAnimal = zodiacAnimal
+        self.solarYearAnimal = solarYearAnimal
+        self.lunarDate = lunarDate
+        self.options = options
+        self.timeKnown = timeKnown
+        self.warnings = warnings
+    }
 }

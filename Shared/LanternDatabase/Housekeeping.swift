@@ -2,13 +2,13 @@ import Foundation
 import LanternCore
 import Logging
 import PostgresNIO
-import ServiceLifecycle
 
-/// Deletes rows whose purpose has passed (spent tokens, old idempotency keys, processed event ids), on a timer.
+/// Deletes rows whose purpose has passed (spent tokens, old idempotency keys, processed event ids).
 ///
 /// Each statement is a plain `DELETE … WHERE <age> < $cutoff`; running it on several instances at once is
-/// harmless. The first run waits one interval so start-up stays quick.
-public struct Housekeeping: Service {
+/// harmless. `ServiceBuilder.addHousekeeping` runs `runOnce` hourly as periodic work, the first time one interval
+/// after start so start-up stays quick.
+public struct Housekeeping: Sendable {
     public struct Rule: Sendable {
         public var name: String
         /// SQL with one bind, `$1`, the cutoff time.
@@ -24,26 +24,14 @@ public struct Housekeeping: Service {
 
     let client: PostgresClient
     let rules: [Rule]
-    let interval: Duration
     let clock: WallClock
     let logger: Logger
 
-    public init(client: PostgresClient, rules: [Rule], interval: Duration = .seconds(3600), clock: WallClock, logger: Logger) {
+    public init(client: PostgresClient, rules: [Rule], clock: WallClock, logger: Logger) {
         self.client = client
         self.rules = rules
-        self.interval = interval
         self.clock = clock
         self.logger = logger
-    }
-
-    public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard !Task.isCancelled else { break }
-                await runOnce()
-            }
-        }
     }
 
     /// Applies every rule once; returns rows deleted per rule.

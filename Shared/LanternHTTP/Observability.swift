@@ -44,6 +44,11 @@ public enum MetricHelp {
         // Gateway
         "lantern_realtime_connections": "Open real-time connections (WebSocket and Socket.IO) on this gateway.",
         "lantern_rate_limit_decisions_total": "Rate-limit decisions at the gateway, by scope and decision.",
+        // Periodic work (ServiceBuilder.addPeriodic)
+        "lantern_periodic_passes_total": "Passes of periodic work, by work and outcome (ok, failed, skipped: another replica holds its lease).",
+        "lantern_periodic_items_total": "Items periodic work handled (fortunes made ahead, reminders sent, retries made, rows deleted…), by work.",
+        "lantern_periodic_pass_duration_seconds": "Duration of one pass of periodic work, by work.",
+        "lantern_periodic_last_success_seconds": "Unix time of the last pass of periodic work that did not fail, by work.",
         // PostgreSQL
         "lantern_postgres_connections": "PostgreSQL connections of this service's instances by state (pg_stat_activity by application_name).",
         // LLM

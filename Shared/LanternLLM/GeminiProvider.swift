@@ -172,7 +172,7 @@ public struct GeminiProvider: LLMProvider {
         let detail = "\(status) \(error?.error.status ?? ""): \(error?.error.message.map { String($0.prefix(200)) } ?? "")"
         // A wrong key is a 400 INVALID_ARGUMENT whose ErrorInfo says API_KEY_INVALID: the key's fault, not the request's.
         if error?.error.details?.contains(where: { $0.reason == "API_KEY_INVALID" }) == true { return ProviderFailure(.unauthorized, detail) }
-        return .status(status, detail: detail, retryAfter: delay ?? retryAfter(seconds: headers.first(name: "retry-after"), milliseconds: nil))
+        return .status(status, detail: detail, retryAfter: delay ?? RetryAfter.parse(headers.first(name: "retry-after")))
     }
 
     /// A `google.protobuf.Duration` in JSON: seconds with an `s`, fractions allowed (`"37s"`, `"0.5s"`).

@@ -137,6 +137,6 @@ public struct OpenAICompatibleProvider: LLMProvider {
         let error = try? JSONDecoder().decode(ErrorBody.self, from: body)
         let detail = "\(status) \(error?.error.type ?? ""): \(error?.error.message.map { String($0.prefix(200)) } ?? "")"
         return .status(status, detail: detail,
-                       retryAfter: retryAfter(seconds: headers.first(name: "retry-after"), milliseconds: headers.first(name: "retry-after-ms")))
+                       retryAfter: RetryAfter.parse(headers.first(name: "retry-after"), milliseconds: headers.first(name: "retry-after-ms")))
     }
 }

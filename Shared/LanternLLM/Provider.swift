@@ -104,12 +104,3 @@ public struct ProviderFailure: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// `Retry-After` as delta-seconds (RFC 9110 §10.2.3; an HTTP date is not used by these providers) and OpenAI's
-/// `retry-after-ms`.
-func retryAfter(seconds: String?, milliseconds: String?) -> Duration? {
-    if let text = milliseconds, let value = Double(text), value >= 0 { return .milliseconds(Int64(value)) }
-    if let text = seconds, let value = Double(text.trimmingCharacters(in: .whitespaces)), value >= 0 {
-        return .milliseconds(Int64(value * 1000))
-    }
-    return nil
-}

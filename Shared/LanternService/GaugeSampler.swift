@@ -5,31 +5,30 @@ import LanternRedis
 import Logging
 import Metrics
 import PostgresNIO
-import ServiceLifecycle
 
-/// Reads the state behind the operations gauges every `interval` (a scrape's length): what a counter cannot say —
-/// how far behind each consumer group is, how much waits in a dead-letter stream or an outbox, how many sockets are
-/// open. `ServiceBuilder` adds the samples of the parts it assembles; a service adds its own (`addGaugeSample`).
-/// A sample that fails leaves its gauge as it was and is logged at debug: the operations port must not depend on
-/// Redis or PostgreSQL answering (readiness says whether they do).
-struct GaugeSampler: Service {
+/// Reads the state behind the operations gauges every 15 s (a scrape's length; `ServiceBuilder` runs it as periodic
+/// work): what a counter cannot say — how far behind each consumer group is, how much waits in a dead-letter stream
+/// or an outbox, how many sockets are open. `ServiceBuilder` adds the samples of the parts it assembles; a service
+/// adds its own (`addGaugeSample`). A sample that fails leaves its gauge as it was and is logged at debug: the
+/// operations port must not depend on Redis or PostgreSQL answering (readiness says whether they do).
+struct GaugeSampler: Sendable {
     typealias Sample = @Sendable () async throws -> Void
 
     let samples: [Sample]
-    let interval: Duration
     let logger: Logger
 
-    /// Returns (never throws) when the process shuts down: a service that throws during a graceful shutdown makes
-    /// `ServiceGroup` cancel every other service instead of stopping them in order.
-    func run() async {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                for sample in samples {
-                    do { try await sample() } catch { logger.debug("gauge sample failed", metadata: ["error": "\(error)"]) }
-                }
-                try? await Task.sleep(for: interval)
+    /// Takes every sample once; returns how many were read.
+    func sampleAll() async -> Int {
+        var read = 0
+        for sample in samples {
+            do {
+                try await sample()
+                read += 1
+            } catch {
+                logger.debug("gauge sample failed", metadata: ["error": "\(error)"])
             }
         }
+        return read
     }
 }
 

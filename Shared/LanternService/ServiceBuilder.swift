@@ -50,6 +50,7 @@ public struct ServiceBuilder: Sendable {
     private var startup: [@Sendable () async throws -> Void] = []
     private var operationsRoutes: [@Sendable (Router<LanternRequestContext>) -> Void] = []
     private var gaugeSamples: [GaugeSampler.Sample] = []
+    private var periodic: [PeriodicWork] = []
 
     /// - Parameters:
     ///   - streamPrefix: `STREAM_PREFIX` (`lantern`; tests give each run its own).
@@ -131,7 +132,7 @@ public struct ServiceBuilder: Sendable {
                                       consumer: ProcessInfo.processInfo.hostName + "-\(ProcessInfo.processInfo.processIdentifier)")
     }
 
-    /// Hourly deletion of rows past their age (needs `addDatabase`).
+    /// Hourly deletion of rows past their age (needs `addDatabase`), as periodic work named `housekeeping`.
     public mutating func addHousekeeping(_ rules: [Housekeeping.Rule]) {
         housekeeping += rules
     }
@@ -143,13 +144,24 @@ public struct ServiceBuilder: Sendable {
         clients.append(client)
     }
 
+    /// Work repeated on a timer (`PeriodicWork`: interval with jitter, drain, lease, one shutdown path, metrics),
+    /// from the migrations on. Leased work needs `addDatabase` first: its `periodic_leases` table joins the schema.
+    public mutating func addPeriodic(_ work: PeriodicWork) {
+        precondition(!periodic.contains { $0.name == work.name }, "periodic work \(work.name) is added twice")
+        if work.lease != nil {
+            guard postgres != nil else { preconditionFailure("leased periodic work needs addDatabase first") }
+            if !periodic.contains(where: { $0.lease != nil }) { migrations = PeriodicMigrations.all + migrations }
+        }
+        periodic.append(work)
+    }
+
     /// A background service that runs as long as the process, started after the clients it may use and, like
     /// every consumer, only once the migrations are applied (a loop over the service's tables needs them).
     public mutating func addService(_ service: any Service) {
         background.append(AfterMigrations(gate: migrated, service: service))
     }
 
-    /// A gauge read every 15 s (`GaugeSampler`), after the migrations.
+    /// A gauge read every 15 s (`GaugeSampler`, as periodic work named `gauges`), after the migrations.
     public mutating func addGaugeSample(_ sample: @escaping @Sendable () async throws -> Void) {
         gaugeSamples.append(sample)
     }
@@ -196,11 +208,21 @@ public struct ServiceBuilder: Sendable {
             logger: logger
         )
         var services: [any Service] = [operations] + clients + background
+        var periodic = periodic
         if !gaugeSamples.isEmpty {
-            services.append(AfterMigrations(gate: migrated, service: GaugeSampler(samples: gaugeSamples, interval: .seconds(15), logger: logger)))
+            let sampler = GaugeSampler(samples: gaugeSamples, logger: logger)
+            periodic.append(PeriodicWork("gauges", every: .seconds(15), jitter: 0) { await sampler.sampleAll() })
         }
         if let postgres, !housekeeping.isEmpty {
-            services.append(Housekeeping(client: postgres, rules: housekeeping, clock: clock, logger: logger))
+            let housekeeping = Housekeeping(client: postgres, rules: housekeeping, clock: clock, logger: logger)
+            periodic.append(PeriodicWork("housekeeping", every: .seconds(3600), startAfterInterval: true) {
+                await housekeeping.runOnce().values.reduce(0, +)
+            })
+        }
+        var leases: PeriodicLeases?
+        if let postgres, let schema { leases = PeriodicLeases(client: postgres, schema: schema, clock: clock, logger: logger) }
+        for work in periodic {
+            services.append(AfterMigrations(gate: migrated, service: PeriodicRunner(work: work, leases: leases, logger: logger)))
         }
         // The router inside a backstop: a request stuck in a client that ignores the outage still gets its 503.
         var app = Application(

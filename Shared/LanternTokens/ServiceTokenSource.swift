@@ -6,40 +6,26 @@ import NIOCore
 import NIOFoundationCompat
 
 /// A service's own token for other services' `/internal/…` routes, obtained from identity with the service's
-/// secret (client credentials) and reused until a minute before it expires. Concurrent callers share one fetch.
-public actor ServiceTokenSource {
-    let identity: URL
-    let service: String
-    let secret: String
-    let http: HTTPClient
-    let clock: WallClock
-    private var current: (token: String, expiresAt: Date)?
-    private var pending: Task<(String, Date), any Error>?
+/// secret (client credentials) and reused until a minute before it expires (`TokenCache`).
+public struct ServiceTokenSource: Sendable {
+    /// The calling service's name, as identity knows it.
+    public let service: String
+    private let cache: TokenCache
 
     public init(identity: URL, service: String, secret: String, http: HTTPClient = .shared, clock: WallClock = .system) {
-        self.identity = identity
         self.service = service
-        self.secret = secret
-        self.http = http
-        self.clock = clock
+        self.cache = TokenCache(clock: clock) {
+            try await Self.fetch(identity: identity, service: service, secret: secret, http: http, clock: clock)
+        }
     }
 
     /// A token valid for at least another minute.
-    public func token() async throws -> String {
-        if let current, current.expiresAt.timeIntervalSince(clock.now()) > 60 { return current.token }
-        if let pending { return try await pending.value.0 }
-        let task = Task { try await self.fetch() }
-        pending = task
-        defer { pending = nil }
-        let (token, expiresAt) = try await task.value
-        current = (token, expiresAt)
-        return token
-    }
+    public func token() async throws -> String { try await cache.token() }
 
-    /// Forget the token (a service answered 401 with it: the key may have rotated).
-    public func invalidate() { current = nil }
+    /// Forget `token` (a service answered 401 with it: the key may have rotated).
+    public func invalidate(_ token: String? = nil) async { await cache.invalidate(token) }
 
-    private func fetch() async throws -> (String, Date) {
+    private static func fetch(identity: URL, service: String, secret: String, http: HTTPClient, clock: WallClock) async throws -> (token: String, expiresAt: Date) {
         var request = HTTPClientRequest(url: identity.absoluteString.trimmingSuffix("/") + IdentityEndpoint.serviceTokenPath)
         request.method = .POST
         request.headers.add(name: "authorization", value: "Basic " + Data("\(service):\(secret)".utf8).base64EncodedString())

@@ -1,6 +1,7 @@
 @testable import AstrologyService
 import Ephemeris
 import Foundation
+import LanternContracts
 import HummingbirdTesting
 import LanternCore
 import LanternTestSupport
@@ -288,6 +289,9 @@ struct ChineseCalendarTests {
                                                         headers: [.authorization: "Bearer \(service)", .contentType: "application/json"],
                                                         body: ByteBuffer(string: #"{"date":"1990-04-15","time":null,"place":{"latitude":50.45,"longitude":30.52,"timeZone":"Europe/Kyiv"}}"#))
                     #expect(bazi.status == .ok && (bazi.json["pillars"] as? [Any])?.count == 3)
+                    // The contract content compiles against reads the real answer.
+                    let answer = try JSONDecoder().decode(BaziAnswer.self, from: Data(bazi.body.readableBytesView))
+                    #expect(answer.pillars.map(\.role) == ["year", "month", "day"] && !answer.timeKnown && answer.lunarDate.year == 1990)
                     let asApp = try await client.execute(uri: "/internal/astrology/calendar/lunar?date=2024-02-10", method: .get, headers: [.authorization: "Bearer \(user)"])
                     #expect(asApp.status == .unauthorized || asApp.status == .forbidden)
                     let asService = try await client.execute(uri: "/v1/astrology/calendar/lunar?date=2024-02-10", method: .get, headers: [.authorization: "Bearer \(service)"])

@@ -36,10 +36,12 @@ public func buildContentApplication(
     let tokens = configuration.serviceSecret.map {
         ServiceTokenSource(identity: configuration.identityURL, service: "content", secret: $0, http: dependencies.httpClient, clock: clock)
     }
-    if tokens == nil { logger.warning("SERVICE_SECRET is not set: Lucky Day profiles cannot be computed (503)") }
+    if tokens == nil { logger.warning("SERVICE_SECRET is not set: Lucky Day profiles and AstroSvitla charts cannot be computed (503)") }
+    let astrology = AstrologyClient(client: InternalClient(service: "astrology", baseURL: configuration.astrologyURL, tokens: tokens,
+                                                           http: dependencies.httpClient))
     let luckyDay = LuckyDay(
         records: LuckyDayStore(profiles: profiles, fortunes: fortunes, schedule: schedule),
-        astrology: AstrologyClient(baseURL: configuration.astrologyURL, tokens: tokens, http: dependencies.httpClient),
+        astrology: astrology,
         texts: ProfileTexts(generator: router, local: local, budget: configuration.profileBudget),
         writer: writer, quietHours: configuration.quietHours, fortuneBudget: configuration.fortuneBudget, clock: clock)
 
@@ -50,14 +52,15 @@ public func buildContentApplication(
         matcher: RuleMatcher(book: astroTexts.rules),
         writer: ReportWriter(generator: router, composer: ReportComposer(texts: astroTexts.texts), budget: configuration.reportBudget),
         verifier: try configuration.appStore.verifier(bundleId: configuration.astrosvitlaBundleId, clock: clock),
-        charts: AstrologyClient(baseURL: configuration.astrologyURL, tokens: tokens, http: dependencies.httpClient),
+        charts: astrology,
         records: reportStore, clock: clock, logger: logger)
 
     service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(profiles: profiles, reports: reportStore, clock: clock).handlers)
-    service.addService(Pregenerator(schedule: schedule, fortunes: fortunes, writer: writer, clock: clock,
-                                    budget: configuration.pregenerationBudget, interval: configuration.schedulerInterval, logger: logger))
-    service.addService(ReminderScheduler(schedule: schedule, clock: clock, interval: configuration.schedulerInterval, logger: logger))
-    service.addService(ReportRetrier(reports: reports, interval: configuration.schedulerInterval, logger: logger))
+    let pregenerator = Pregenerator(schedule: schedule, fortunes: fortunes, writer: writer, clock: clock,
+                                    budget: configuration.pregenerationBudget, logger: logger)
+    service.addPeriodic(pregenerator.work(every: configuration.schedulerInterval))
+    service.addPeriodic(ReminderScheduler.work(schedule: schedule, clock: clock, every: configuration.schedulerInterval))
+    service.addPeriodic(ReportRetrier.work(reports, every: configuration.schedulerInterval))
 
     let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: clock, logger: logger)
     return service.application(router: buildContentRouter(service.makeRouter(), requireAuth: RequireAccessToken(verifier: verifier),

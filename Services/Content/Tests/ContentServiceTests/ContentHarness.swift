@@ -215,23 +215,27 @@ final class FakeAstrology: Sendable {
 
     static let svg = #"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200" viewBox="0 0 200 200"><circle cx="100" cy="100" r="90" fill="none" stroke="black"/><text x="100" y="105" text-anchor="middle">☉</text></svg>"#
 
-    /// Metal Horse year (庚午), day master Yang Metal (庚); names in lower case, as astrology writes them.
-    static let reading = #"""
-        {"pillars":[
-          {"role":"year","meaning":"Destiny","stem":"Geng","stemHanzi":"庚","branch":"Wu","branchHanzi":"午","animal":"horse","stemElement":"metal","branchElement":"fire","polarity":"yang"},
-          {"role":"month","meaning":"Environment","stem":"Xin","stemHanzi":"辛","branch":"Si","branchHanzi":"巳","animal":"snake","stemElement":"metal","branchElement":"fire","polarity":"yin"},
-          {"role":"day","meaning":"Essence","stem":"Geng","stemHanzi":"庚","branch":"Chen","branchHanzi":"辰","animal":"dragon","stemElement":"metal","branchElement":"earth","polarity":"yang"},
-          {"role":"hour","meaning":"Inner Heart","stem":"Gui","stemHanzi":"癸","branch":"Wei","branchHanzi":"未","animal":"goat","stemElement":"water","branchElement":"earth","polarity":"yin"}],
-         "dayMaster":{"stem":"Geng","element":"metal","polarity":"yang"},
-         "elements":{"wood":0,"fire":2,"earth":2,"metal":3,"water":1},
-         "zodiacAnimal":"horse","solarYearAnimal":"horse","lunarDate":{"year":1990,"month":4,"day":23,"leapMonth":false},
-         "options":{"dayBoundary":"23:00","solarTime":"clock"},"timeKnown":true,"warnings":[]}
-        """#
+    /// Metal Horse year (庚午), day master Yang Metal (庚), in the contract astrology answers with.
+    static let reading = BaziAnswer(
+        pillars: [
+            .init(role: "year", meaning: "Destiny", stem: "Geng", stemHanzi: "庚", branch: "Wu", branchHanzi: "午", animal: "horse",
+                  stemElement: "metal", branchElement: "fire", polarity: "yang"),
+            .init(role: "month", meaning: "Environment", stem: "Xin", stemHanzi: "辛", branch: "Si", branchHanzi: "巳", animal: "snake",
+                  stemElement: "metal", branchElement: "fire", polarity: "yin"),
+            .init(role: "day", meaning: "Essence", stem: "Geng", stemHanzi: "庚", branch: "Chen", branchHanzi: "辰", animal: "dragon",
+                  stemElement: "metal", branchElement: "earth", polarity: "yang"),
+            .init(role: "hour", meaning: "Inner Heart", stem: "Gui", stemHanzi: "癸", branch: "Wei", branchHanzi: "未", animal: "goat",
+                  stemElement: "water", branchElement: "earth", polarity: "yin"),
+        ],
+        dayMaster: .init(stem: "Geng", element: "metal", polarity: "yang"),
+        elements: ["wood": 0, "fire": 2, "earth": 2, "metal": 3, "water": 1],
+        zodiacAnimal: "horse", solarYearAnimal: "horse", lunarDate: .init(year: 1990, month: 4, leap: false, day: 23, monthLength: 30),
+        options: .init(dayBoundary: "23:00", solarTime: "clock"), timeKnown: true, warnings: [])
 
     func serve<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
         let router = Router()
         let verifier = await identity.issuer.localVerifier()
-        router.post("/internal/astrology/bazi") { request, _ -> Response in
+        router.post(RouterPath(AstrologyEndpoint.bazi.path)) { request, _ -> Response in
             guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
                   let claims = try? await verifier.verify(String(header.dropFirst(7)), audience: TokenAudience.service) else {
                 return Response(status: .unauthorized)
@@ -244,7 +248,7 @@ final class FakeAstrology: Sendable {
                 let problem = #"{"type":"https://lantern.dev/problems/validation-failed","title":"Invalid request","status":422,"code":"validation_failed","detail":"date: must be a real date YYYY-MM-DD between 1900-01-01 and 2100-12-31","errors":[{"field":"date","message":"must be a real date YYYY-MM-DD between 1900-01-01 and 2100-12-31"}]}"#
                 return Response(status: .unprocessableContent, headers: [.contentType: "application/problem+json"], body: .init(byteBuffer: ByteBuffer(string: problem)))
             }
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: Self.reading)))
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: try JSONEncoder().encode(Self.reading))))
         }
         // Natal charts: the same placements for any birth, the fingerprint a hash of the birth data, the houses
         // unreliable without a time; the SVG a small real drawing.

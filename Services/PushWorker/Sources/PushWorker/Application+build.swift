@@ -62,7 +62,7 @@ public func buildPushWorkerApplication(
     // A batch of jobs is sent at once, its requests multiplexed on the providers' HTTP/2 connections. A new group
     // starts at `0`: jobs queued before the worker's first start are still delivered.
     service.consume(PushRequest.stream, batchSize: configuration.concurrency) { batch in await dispatcher.handle(batch: batch) }
-    service.addService(RetryScheduler(queue: retries, dispatcher: dispatcher, registry: registry, clock: clock, logger: logger))
+    service.addPeriodic(RetryScheduler(queue: retries, dispatcher: dispatcher, registry: registry, clock: clock, logger: logger).work)
 
     return service.application(router: service.makeRouter())
 }

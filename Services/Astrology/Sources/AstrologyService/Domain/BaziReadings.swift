@@ -1,5 +1,6 @@
 import Ephemeris
 import Foundation
+import LanternContracts
 import LanternCore
 
 /// A Four Pillars (Ba Zi) reading of a birth: pillars, day master, element counts, zodiac animals, the lunar date.
@@ -18,50 +19,7 @@ struct BaziReadings: Sendable {
         case trueSolar = "true"
     }
 
-    struct PillarBody: Encodable {
-        var role: String
-        var meaning: String
-        var stem: String
-        var stemHanzi: String
-        var branch: String
-        var branchHanzi: String
-        var animal: String
-        var stemElement: Element
-        var branchElement: Element
-        var polarity: Polarity
-
-        init(_ pillar: Pillar, role: String, meaning: String) {
-            self.role = role
-            self.meaning = meaning
-            stem = pillar.stem.name
-            stemHanzi = pillar.stem.hanzi
-            branch = pillar.branch.name
-            branchHanzi = pillar.branch.hanzi
-            animal = pillar.branch.animal
-            stemElement = pillar.stem.element
-            branchElement = pillar.branch.element
-            polarity = pillar.stem.polarity
-        }
-    }
-
-    struct BaziResponse: Encodable, Sendable {
-        var pillars: [PillarBody]
-        var dayMaster: DayMaster
-        var elements: [String: Int]
-        /// The animal of the lunar year (changes at the lunar new year): what Lucky Day shows.
-        var zodiacAnimal: String
-        /// The animal of the year pillar (changes at Li Chun, about 4 February).
-        var solarYearAnimal: String
-        var lunarDate: LunisolarCalendar.LunarDate
-        var options: Options
-        var timeKnown: Bool
-        var warnings: [ChartWarning]
-
-        struct DayMaster: Encodable { var stem: String; var element: Element; var polarity: Polarity }
-        struct Options: Encodable { var dayBoundary: String; var solarTime: String }
-    }
-
-    func read(_ input: BirthInput, dayBoundary boundary: FourPillars.DayBoundary, solarTime: SolarTime) async throws -> BaziResponse {
+    func read(_ input: BirthInput, dayBoundary boundary: FourPillars.DayBoundary, solarTime: SolarTime) async throws -> BaziAnswer {
         let moment = input.moment
         let resolved = try moment.resolveForRequest(fold: input.fold)
         let longitude = input.place.longitude
@@ -78,13 +36,13 @@ struct BaziReadings: Sendable {
             hour = Int(((solar + 0.5) - (solar + 0.5).rounded(.down)) * 24)
         }
         let pillars = FourPillars.compute(sunLongitude: sun, gregorianYear: localDate.year, localDate: localDate, hour: hour, dayBoundary: boundary)
-        var list = [PillarBody(pillars.year, role: "year", meaning: "Destiny"), PillarBody(pillars.month, role: "month", meaning: "Environment"),
-                    PillarBody(pillars.day, role: "day", meaning: "Essence")]
-        if moment.timeKnown { list.append(PillarBody(pillars.hour, role: "hour", meaning: "Inner Heart")) }
+        var list = [Self.pillar(pillars.year, role: "year", meaning: "Destiny"), Self.pillar(pillars.month, role: "month", meaning: "Environment"),
+                    Self.pillar(pillars.day, role: "day", meaning: "Essence")]
+        if moment.timeKnown { list.append(Self.pillar(pillars.hour, role: "hour", meaning: "Inner Heart")) }
         var elements = Dictionary(uniqueKeysWithValues: Element.allCases.map { ($0.rawValue, 0) })
         for p in list {
-            elements[p.stemElement.rawValue, default: 0] += 1
-            elements[p.branchElement.rawValue, default: 0] += 1
+            elements[p.stemElement, default: 0] += 1
+            elements[p.branchElement, default: 0] += 1
         }
         let lunar = try await calendars.lunarDate(of: CivilDate(year: moment.year, month: moment.month, day: moment.day), .chinese)
         var warnings: [ChartWarning] = []
@@ -95,10 +53,18 @@ struct BaziReadings: Sendable {
             let (code, message) = moment.ambiguityWarning(fold)
             warnings.append(.init(code: code, message: message))
         }
-        return BaziResponse(
-            pillars: list, dayMaster: .init(stem: pillars.day.stem.name, element: pillars.day.stem.element, polarity: pillars.day.stem.polarity),
+        return BaziAnswer(
+            pillars: list,
+            dayMaster: .init(stem: pillars.day.stem.name, element: pillars.day.stem.element.rawValue, polarity: pillars.day.stem.polarity.rawValue),
             elements: elements, zodiacAnimal: Branch(rawValue: ((lunar.year - 4) % 12 + 12) % 12)!.animal, solarYearAnimal: pillars.year.branch.animal,
-            lunarDate: lunar, options: .init(dayBoundary: boundary.rawValue, solarTime: solarTime.rawValue), timeKnown: moment.timeKnown,
-            warnings: warnings)
+            lunarDate: .init(year: lunar.year, month: lunar.month, leap: lunar.leap, day: lunar.day, monthLength: lunar.monthLength),
+            options: .init(dayBoundary: boundary.rawValue, solarTime: solarTime.rawValue), timeKnown: moment.timeKnown,
+            warnings: warnings.map { .init(code: $0.code, message: $0.message) })
+    }
+
+    static func pillar(_ pillar: Pillar, role: String, meaning: String) -> BaziAnswer.Pillar {
+        BaziAnswer.Pillar(role: role, meaning: meaning, stem: pillar.stem.name, stemHanzi: pillar.stem.hanzi, branch: pillar.branch.name,
+                          branchHanzi: pillar.branch.hanzi, animal: pillar.branch.animal, stemElement: pillar.stem.element.rawValue,
+                          branchElement: pillar.branch.element.rawValue, polarity: pillar.stem.polarity.rawValue)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import Hummingbird
 import LanternCore
 import LanternHTTP
@@ -25,7 +26,7 @@ struct BaziController: Sendable {
         RouteCollection(context: LanternRequestContext.self).post("bazi", use: bazi)
     }
 
-    @Sendable func bazi(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<BaziReadings.BaziResponse> {
+    @Sendable func bazi(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<BaziAnswer> {
         let body = try await request.decodeJSON(as: BaziRequest.self, context: context)
         var v = FieldValidator()
         let boundary = FourPillars.DayBoundary(rawValue: body.dayBoundary ?? "23:00")

@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternCore
 
 /// What revealing a fortune came to, decided under the user's lock.

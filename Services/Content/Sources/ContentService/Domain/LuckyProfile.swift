@@ -1,33 +1,27 @@
 import Foundation
+import LanternContracts
 
-/// Birth data as the app sends it. It is passed to astrology to compute the pillars and then forgotten:
-/// content stores only what is derived from it (Req 9).
-struct BirthData: Sendable, Codable {
-    struct Place: Sendable, Codable {
-        var id: Int?
-        var latitude: Double?
-        var longitude: Double?
-        var timeZone: String?
-    }
-    var date: String
-    /// `HH:MM`, or nil when the user does not know it (noon is used, and the profile says so).
-    var time: String?
-    var place: Place
-}
-
-/// The Four Pillars as astrology reads them (`POST /internal/astrology/bazi`), the part Lucky Day uses.
-struct BaziReading: Sendable, Decodable {
+/// The Four Pillars as astrology reads them (`AstrologyEndpoint.bazi`), the part Lucky Day uses.
+struct BaziReading: Sendable {
     typealias Pillar = LuckyPillar
-    struct DayMaster: Sendable, Decodable {
-        var stem: String
-        var element: String
-        var polarity: String
-    }
+    typealias DayMaster = BaziAnswer.DayMaster
     var pillars: [Pillar]
     var dayMaster: DayMaster
     var elements: [String: Int]
     /// The animal of the lunar year: the user's Chinese zodiac sign.
     var zodiacAnimal: String
+
+    init(pillars: [Pillar], dayMaster: DayMaster, elements: [String: Int], zodiacAnimal: String) {
+        self.pillars = pillars
+        self.dayMaster = dayMaster
+        self.elements = elements
+        self.zodiacAnimal = zodiacAnimal
+    }
+
+    init(_ answer: BaziAnswer) {
+        self.init(pillars: answer.pillars.map(LuckyPillar.init), dayMaster: answer.dayMaster, elements: answer.elements,
+                  zodiacAnimal: answer.zodiacAnimal)
+    }
 
     /// The year pillar's stem element: the "Metal" of "Metal Horse".
     var yearElement: String { pillars.first { $0.role == "year" }?.stemElement ?? dayMaster.element }
@@ -67,6 +61,19 @@ struct LuckyPillar: Sendable, Codable, Equatable {
     /// Drawn for noon because the birth time is unknown.
     var assumed: Bool = false
     var poem: String = ""
+
+    init(_ pillar: BaziAnswer.Pillar) {
+        role = pillar.role
+        meaning = pillar.meaning
+        stem = pillar.stem
+        stemHanzi = pillar.stemHanzi
+        branch = pillar.branch
+        branchHanzi = pillar.branchHanzi
+        animal = pillar.animal
+        stemElement = pillar.stemElement
+        branchElement = pillar.branchElement
+        polarity = pillar.polarity
+    }
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

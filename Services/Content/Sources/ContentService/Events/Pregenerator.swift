@@ -1,34 +1,26 @@
 import Foundation
 import LanternCore
 import Logging
-import ServiceLifecycle
+import LanternService
 
 /// Makes each user's next fortune ahead of time, so breaking the cookie is instant (and a slow model costs
 /// nobody a wait). Rows of `content.pregeneration` are leased, so replicas share the work and a crashed worker's
 /// rows come back when the lease ends.
-struct Pregenerator: Service {
+struct Pregenerator: Sendable {
     let schedule: ScheduleStore
     let fortunes: FortuneStore
     let writer: FortuneWriter
     let clock: WallClock
     /// A fortune made ahead has no user waiting: the model may take longer than the 5 s of a live break.
     let budget: Duration
-    let interval: Duration
     let logger: Logger
 
     static let lease: TimeInterval = 120
+    static let batch = 16
 
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    while try await runOnce() > 0, !Task.isCancelled {}
-                } catch {
-                    logger.warning("pre-generating fortunes failed", metadata: ["error": "\(error)"])
-                }
-                try? await Task.sleep(for: interval)
-            }
-        }
+    /// Every `interval`, and at once again while a pass took a whole batch.
+    func work(every interval: Duration) -> PeriodicWork {
+        PeriodicWork("luckyday_pregeneration", every: interval, batch: Self.batch) { try await runOnce() }
     }
 
     /// Makes the fortunes due now (up to 16); returns how many leases it took.
@@ -36,7 +28,7 @@ struct Pregenerator: Service {
     func runOnce() async throws -> Int {
         let now = clock.now()
         let lease = now.addingTimeInterval(Self.lease)
-        let users = try await schedule.leasePregenerations(now: now, leaseUntil: lease, limit: 16)
+        let users = try await schedule.leasePregenerations(now: now, leaseUntil: lease, limit: Self.batch)
         await withTaskGroup(of: Void.self) { group in
             for user in users {
                 group.addTask {
@@ -60,23 +52,11 @@ struct Pregenerator: Service {
     }
 }
 
-/// Sends the "cookie ready" reminders that are due, every `interval`.
-struct ReminderScheduler: Service {
-    let schedule: ScheduleStore
-    let clock: WallClock
-    let interval: Duration
-    let logger: Logger
+/// Sends the "cookie ready" reminders that are due, every `interval` (at once again while a pass sent a whole batch).
+enum ReminderScheduler {
+    static let batch = 200
 
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    while try await schedule.sendDueReminders(now: clock.now(), limit: 200) == 200, !Task.isCancelled {}
-                } catch {
-                    logger.warning("sending cookie reminders failed", metadata: ["error": "\(error)"])
-                }
-                try? await Task.sleep(for: interval)
-            }
-        }
+    static func work(schedule: ScheduleStore, clock: WallClock, every interval: Duration) -> PeriodicWork {
+        PeriodicWork("luckyday_reminders", every: interval, batch: batch) { try await schedule.sendDueReminders(now: clock.now(), limit: batch) }
     }
 }

@@ -1,3 +1,4 @@
+import LanternContracts
 import LanternCore
 
 /// The birth data an app sends (Lucky Day's profile, AstroSvitla's purchase and PDF): every field optional so a

@@ -3,6 +3,7 @@ import Hummingbird
 import LanternContracts
 import LanternCore
 import LanternHTTP
+import LanternService
 import LanternLLM
 import Metrics
 
@@ -122,7 +123,7 @@ struct FortunesController: Sendable {
             let profile = try await luckyDay.saveProfile(user: user, birth: BirthData(date: date, time: birth.time, place: place), timeZone: zone)
             Counter(label: "lantern_luckyday_profiles_saved_total", dimensions: [("artisanal", String(profile.textsArtisanal))]).increment()
             return JSONResponse(ProfileBody(profile))
-        } catch let unavailable as AstrologyClient.Unavailable {
+        } catch let unavailable as InternalUnavailable {
             context.logger.warning("profile not computed", metadata: ["reason": "\(unavailable)"])
             throw Problem(status: 503, code: "astrology_unavailable", title: "Service unavailable",
                           detail: "The pillars cannot be computed right now; try again in a minute.", retryAfter: 30)

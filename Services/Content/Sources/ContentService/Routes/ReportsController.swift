@@ -3,6 +3,7 @@ import Hummingbird
 import LanternContracts
 import LanternCore
 import LanternHTTP
+import LanternService
 import Metrics
 import NIOCore
 import NIOFoundationCompat
@@ -124,7 +125,7 @@ struct ReportsController: Sendable {
             (report, created) = try await reports.purchase(
                 .init(transaction: transaction, area: area, language: language, birth: birth),
                 by: user, arrival: arrival)
-        } catch let unavailable as AstrologyClient.Unavailable {
+        } catch let unavailable as InternalUnavailable {
             // Nothing was recorded: the app keeps the StoreKit transaction unfinished and posts it again.
             context.logger.warning("purchase not recorded: no chart", metadata: ["reason": "\(unavailable)"])
             throw Problem(status: 503, code: "astrology_unavailable", title: "Service unavailable",
@@ -180,7 +181,7 @@ struct ReportsController: Sendable {
         let body = try await request.decodeJSON(as: PDFRequest.self, context: context)
         let birth = try BirthBody.required(body.birth)
         let data: Data
-        do { data = try await reports.pdf(report, birth: birth) } catch let unavailable as AstrologyClient.Unavailable {
+        do { data = try await reports.pdf(report, birth: birth) } catch let unavailable as InternalUnavailable {
             context.logger.warning("PDF not rendered: no chart", metadata: ["reason": "\(unavailable)"])
             throw Problem(status: 503, code: "astrology_unavailable", title: "Service unavailable",
                           detail: "The chart cannot be drawn right now; try again in a minute.", retryAfter: 30)

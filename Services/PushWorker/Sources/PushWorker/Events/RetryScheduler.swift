@@ -1,11 +1,12 @@
 import Foundation
 import LanternCore
 import Logging
-import ServiceLifecycle
+import LanternService
 
 /// Runs the retries that came due: every `interval` it claims due items from the `RetryQueue`, looks the
-/// device up again (it may have been removed or given a new token meanwhile) and makes the next attempt.
-struct RetryScheduler: Service {
+/// device up again (it may have been removed or given a new token meanwhile) and makes the next attempt; a pass that
+/// claimed a whole batch is followed by another at once (a backlog drains before the next sleep).
+struct RetryScheduler: Sendable {
     let queue: RetryQueue
     let dispatcher: PushDispatcher
     let registry: DeviceRegistry
@@ -16,15 +17,8 @@ struct RetryScheduler: Service {
     var lease: Duration = .seconds(120)
     var batch = 100
 
-    func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                while try await runOnce() == batch {}  // drain a backlog before sleeping
-            } catch {
-                logger.warning("retry pass failed", metadata: ["error": "\(error)"])
-            }
-            try? await Task.sleep(for: interval)
-        }
+    var work: PeriodicWork {
+        PeriodicWork("push_retries", every: interval, batch: batch) { try await runOnce() }
     }
 
     /// One pass; returns how many items it claimed.

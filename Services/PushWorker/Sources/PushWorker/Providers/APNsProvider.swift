@@ -81,7 +81,7 @@ public struct APNsProvider: PushProvider {
         case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"):
             return .invalidToken(reason: reason)
         case (429, _), (500...599, _):
-            return .retry(after: retryAfter(header), reason: reason)
+            return .retry(after: RetryAfter.parse(header), reason: reason)
         default:
             return .failed(reason: "APNs \(status) \(reason)")
         }

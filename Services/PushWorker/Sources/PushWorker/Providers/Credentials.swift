@@ -86,7 +86,7 @@ public struct ServiceAccount: Sendable {
 
 /// OAuth 2.0 access tokens for a service account: a signed RS256 JWT exchanged at `token_uri`
 /// (JWT bearer grant, RFC 7523), cached until a minute before it expires; concurrent callers share one exchange.
-public actor GoogleAccessTokens {
+public struct GoogleAccessTokens: Sendable {
     public static let messagingScope = "https://www.googleapis.com/auth/firebase.messaging"
 
     struct Assertion: JWTPayload {
@@ -110,44 +110,23 @@ public actor GoogleAccessTokens {
         public var description: String { "OAuth token exchange failed: HTTP \(status): \(body.prefix(300))" }
     }
 
-    private let account: ServiceAccount
-    private let httpClient: HTTPClient
-    private let keys = JWTKeyCollection()
-    private let clock: WallClock
-    private let timeout: Duration
-    private var cached: (token: String, expiresAt: Date)?
-    private var pending: Task<(String, Date), any Error>?
+    private let cache: TokenCache
 
     public init(account: ServiceAccount, httpClient: HTTPClient, clock: WallClock = .system, timeout: Duration = .seconds(10)) {
-        self.account = account
-        self.httpClient = httpClient
-        self.clock = clock
-        self.timeout = timeout
+        let keys = JWTKeyCollection()
+        cache = TokenCache(clock: clock) {
+            try await Self.exchange(account: account, keys: keys, httpClient: httpClient, clock: clock, timeout: timeout)
+        }
     }
 
-    public func token() async throws -> String {
-        if let cached, clock.now() < cached.expiresAt.addingTimeInterval(-60) { return cached.token }
-        if let pending { return try await pending.value.0 }
-        let task = Task { try await self.exchange() }
-        pending = task
-        defer { pending = nil }
-        let fresh = try await task.value
-        cached = fresh
-        return fresh.0
-    }
+    public func token() async throws -> String { try await cache.token() }
 
     /// Forgets `token` after the API answered 401, so the next call exchanges a new one.
-    public func invalidate(_ token: String) {
-        if cached?.token == token { cached = nil }
-    }
+    public func invalidate(_ token: String) async { await cache.invalidate(token) }
 
-    private var keyAdded = false
-
-    private func exchange() async throws -> (String, Date) {
-        if !keyAdded {
-            await keys.add(rsa: account.privateKey, digestAlgorithm: .sha256, kid: account.privateKeyID.map { JWKIdentifier(string: $0) })
-            keyAdded = true
-        }
+    private static func exchange(account: ServiceAccount, keys: JWTKeyCollection, httpClient: HTTPClient, clock: WallClock,
+                                 timeout: Duration) async throws -> (token: String, expiresAt: Date) {
+        await keys.add(rsa: account.privateKey, digestAlgorithm: .sha256, kid: account.privateKeyID.map { JWKIdentifier(string: $0) })
         let now = clock.now()
         let iat = Int(now.timeIntervalSince1970)
         let assertion = try await keys.sign(Assertion(iss: account.clientEmail, scope: Self.messagingScope, aud: account.tokenURI.absoluteString,

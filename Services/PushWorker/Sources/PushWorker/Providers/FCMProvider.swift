@@ -73,9 +73,9 @@ public struct FCMProvider: PushProvider {
         case "UNREGISTERED", "SENDER_ID_MISMATCH":
             return .invalidToken(reason: code)
         case "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL":
-            return .retry(after: retryAfter(header), reason: code)
+            return .retry(after: RetryAfter.parse(header), reason: code)
         default:
-            if status == 429 || status >= 500 { return .retry(after: retryAfter(header), reason: code) }
+            if status == 429 || status >= 500 { return .retry(after: RetryAfter.parse(header), reason: code) }
             return .failed(reason: "FCM \(status) \(code)\(message.map { ": \($0)" } ?? "")")
         }
     }

@@ -89,14 +89,3 @@ extension Duration {
     }
 }
 
-/// `Retry-After` in seconds or as an HTTP date (RFC 9110 §10.2.3).
-func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {
-    guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-    if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "GMT")
-    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-    guard let date = formatter.date(from: value) else { return nil }
-    return .milliseconds(max(0, Int(date.timeIntervalSince(now) * 1000)))
-}

@@ -128,18 +128,30 @@ struct Reports: Sendable {
         return ready
     }
 
-    /// One background pass: writes every pending report whose retry is due.
-    func retryDue(lease: TimeInterval = 60) async throws {
+    /// Reports leased by one background pass.
+    static let retryBatch = 16
+
+    /// One background pass: writes the pending reports whose retry is due (up to `retryBatch`, side by side, as the
+    /// requests that could not finish them would have); returns how many it leased.
+    @discardableResult
+    func retryDue(lease: TimeInterval = 60) async throws -> Int {
         let now = clock.now()
-        for report in try await records.leaseDue(now: now, until: now + lease, limit: 16) {
-            let attempt = report.failedAttempts + 1
-            let result = await write(report)
-            guard result.status != .ready else { continue }
-            let final = attempt >= maxAttempts
-            let retryAt = final ? nil : clock.now() + firstRetry * pow(2, Double(attempt))
-            try await records.failed(report.id, reason: "the report could not be stored after \(attempt) attempts", retryAt: retryAt,
-                                     supportCode: Self.supportCode(report.id), at: clock.now())
+        let due = try await records.leaseDue(now: now, until: now + lease, limit: Self.retryBatch)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for report in due {
+                group.addTask {
+                    let attempt = report.failedAttempts + 1
+                    let result = await write(report)
+                    guard result.status != .ready else { return }
+                    let final = attempt >= maxAttempts
+                    let retryAt = final ? nil : clock.now() + firstRetry * pow(2, Double(attempt))
+                    try await records.failed(report.id, reason: "the report could not be stored after \(attempt) attempts", retryAt: retryAt,
+                                             supportCode: Self.supportCode(report.id), at: clock.now())
+                }
+            }
+            try await group.waitForAll()
         }
+        return due.count
     }
 
     func report(_ id: UUID, of user: UUID) async throws -> ReportRecord {
