@@ -103,11 +103,11 @@ let services: [Service] = [
     ),
     Service(
         "content", folder: "Content", library: "ContentService",
-        dependencies: ["LanternAppStore", "LanternDatabase", "LanternEvents", "LanternLLM", "LanternRedis", "LanternRendering", "LanternTokens",
-                       postgres, crypto,
-                       httpClient, metrics, nioCore, nioFoundation],
-        resources: [.copy("Migrations"), .copy("Catalogue")],
-        testDependencies: ["LanternAppStore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, httpClient, nioPosix]
+        // The assembly; each app is a target of its own (`contentApps` below), what they share is `ContentKit`.
+        dependencies: ["ContentKit", "LuckyDayContent", "AstroSvitlaContent", "LanternEvents", "LanternLLM", "LanternTokens", postgres],
+        resources: [],
+        testDependencies: ["ContentKit", "LuckyDayContent", "AstroSvitlaContent", "LanternAppStore", "LanternEvents", "LanternLLM", "LanternRedis",
+                           "LanternTokens", postgres, httpClient, nioPosix]
     ),
     Service(
         "push-worker", folder: "PushWorker", library: "PushWorker",
@@ -254,6 +254,32 @@ let package = Package(
         ),
 
         // MARK: Parts of one service (the services themselves are `services` above)
+        // content's apps (Services/Content/Sources/<App>): each its Routes, Domain, Store, Events, Catalogue and
+        // Migrations, mounted by ContentService through ContentKit's `ContentApp`.
+        .target(
+            name: "ContentKit",
+            dependencies: ["LanternAppStore", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternLLM",
+                           "LanternService", hummingbird, postgres, httpClient, logging],
+            path: "Services/Content/Sources/ContentKit",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LuckyDayContent",
+            dependencies: ["ContentKit", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternLLM",
+                           "LanternService", hummingbird, postgres, logging, metrics],
+            path: "Services/Content/Sources/LuckyDay",
+            resources: [.copy("Migrations"), .copy("Catalogue")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "AstroSvitlaContent",
+            dependencies: ["ContentKit", "LanternAppStore", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
+                           "LanternLLM", "LanternRendering", "LanternService", hummingbird, postgres, crypto, logging, metrics, nioCore,
+                           nioFoundation],
+            path: "Services/Content/Sources/AstroSvitla",
+            resources: [.copy("Migrations"), .copy("Catalogue")],
+            swiftSettings: strict
+        ),
         .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
         .target(
             name: "MediaUpload",
@@ -292,7 +318,7 @@ let package = Package(
         // MARK: Tools
         .executableTarget(
             name: "lantern-bench",
-            dependencies: ["ContentService", "LanternAppStore", "LanternContracts", crypto, "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport",
+            dependencies: ["AstroSvitlaContent", "LanternAppStore", "LanternContracts", crypto, "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport",
                            lifecycle, logging, httpClient, nioCore, nioFoundation,
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            hummingbird, .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -429,8 +455,8 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            // ContentService: the rules coverage test runs content's matcher over charts from the real astrology.
-            dependencies: ["ContentService", "DevIdentity", "LanternClient", .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), "LanternAppStore", "LanternHTTP", "LanternTestSupport", "LanternContracts", "LanternEvents", httpClient, postgres, nioCore,
+            // AstroSvitlaContent: the rules coverage test runs content's matcher over charts from the real astrology.
+            dependencies: ["AstroSvitlaContent", "DevIdentity", "LanternClient", .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), "LanternAppStore", "LanternHTTP", "LanternTestSupport", "LanternContracts", "LanternEvents", httpClient, postgres, nioCore,
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             path: "Tests/EndToEndTests",
             swiftSettings: strict

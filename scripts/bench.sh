@@ -223,7 +223,7 @@ start_content env GEMINI_API_KEY=test-gemini-key GEMINI_BASE_URL="http://127.0.0
 kill -TERM "$FAKE_PID" 2>/dev/null || true
 
 say "the LLM layer in process"
-"$BIN/lantern-bench" llm --catalogue "$ROOT/Services/Content/Sources/ContentService/Catalogue/luckyday.json" | tee -a "$OUT"
+"$BIN/lantern-bench" llm --catalogue "$ROOT/Services/Content/Sources/LuckyDay/Catalogue/luckyday.json" | tee -a "$OUT"
 fi
 
 if part astrosvitla; then

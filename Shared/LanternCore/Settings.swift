@@ -106,6 +106,11 @@ public struct Settings: Sendable {
         return parsed
     }
 
+    /// `seconds` as a `Duration` (to the millisecond).
+    public func duration(_ key: String, default value: Double, range: ClosedRange<Double>) throws -> Duration {
+        .milliseconds(Int64((try seconds(key, default: value, range: range) * 1000).rounded()))
+    }
+
     public func bool(_ key: String, default value: Bool) throws -> Bool {
         guard let text = string(key)?.lowercased() else { return value }
         switch text {

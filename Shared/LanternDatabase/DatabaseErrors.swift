@@ -9,3 +9,10 @@ public enum DatabaseErrors {
         return "PostgreSQL \(server[.sqlState] ?? "?"): \(server[.message] ?? "")\(server[.detail].map { " (\($0))" } ?? "")"
     }
 }
+
+/// The database did not do what a statement promises (a row an upsert returns is missing: a bug or a broken
+/// database), reported as a 500.
+public struct StoreInconsistency: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

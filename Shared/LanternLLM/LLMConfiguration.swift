@@ -58,7 +58,7 @@ public struct LLMConfiguration: Sendable {
         var policy = RouterPolicy()
         policy.attemptsPerModel = try settings.int("llm.attempts.per.model", default: policy.attemptsPerModel, range: 1...10)
         policy.coolDownFailures = try settings.int("llm.cooldown.failures", default: policy.coolDownFailures, range: 1...1_000)
-        policy.coolDown = .milliseconds(Int64(try settings.seconds("llm.cooldown.seconds", default: policy.coolDown.inSeconds, range: 0...3_600) * 1000))
+        policy.coolDown = try settings.duration("llm.cooldown.seconds", default: policy.coolDown.inSeconds, range: 0...3_600)
         policy.maxConcurrency = try settings.int("llm.max.concurrency", default: policy.maxConcurrency, range: 1...10_000)
         policy.cacheEntries = try settings.int("llm.cache.entries", default: policy.cacheEntries, range: 0...1_000_000)
         self.policy = policy

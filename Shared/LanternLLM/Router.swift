@@ -242,3 +242,10 @@ enum RouterMetrics {
         }
     }
 }
+
+/// Anything that turns a request into a text: the LLM router in a service, a stand-in in a test.
+public protocol TextGenerator: Sendable {
+    func generate(_ request: LLMRequest) async throws -> GeneratedText
+}
+
+extension LLMRouter: TextGenerator {}

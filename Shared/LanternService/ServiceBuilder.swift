@@ -66,10 +66,17 @@ public struct ServiceBuilder: Sendable {
     /// The service's own schema, migrated from `migrations` (its bundled `Migrations/` folder) before start.
     @discardableResult
     public mutating func addDatabase(url: String, schema: String, migrations folder: URL?) throws -> PostgresClient {
+        try addDatabase(url: url, schema: schema, migrations: try folder.map(Migration.load(from:)) ?? [])
+    }
+
+    /// The service's own schema, migrated from `migrations` before start (a service of several parts, each with
+    /// its own folder of migrations, passes them all).
+    @discardableResult
+    public mutating func addDatabase(url: String, schema: String, migrations: [Migration]) throws -> PostgresClient {
         let client = PostgresClient(configuration: try .lantern(url: url, applicationName: "lantern-\(name)"), backgroundLogger: logger)
         postgres = client
         self.schema = schema
-        migrations += try folder.map(Migration.load(from:)) ?? []
+        self.migrations += migrations
         clients.append(client)
         readiness.add("postgres") { try await client.query("SELECT 1") }
         gaugeSamples.append(BusGauges.connections(postgres: client, applicationName: "lantern-\(name)"))

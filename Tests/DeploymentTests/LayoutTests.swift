@@ -34,10 +34,23 @@ struct LayoutTests {
         }
     }
 
+    /// The app targets of a service that serves several apps (`Services/Content/Sources/<App>` holding `<App>App.swift`):
+    /// the same template, with the app's entry point in place of `Application+build.swift`.
+    static func appLibraries() -> [URL] {
+        let services = ComposeTests.root.appendingPathComponent("Services")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: services.path)) ?? []
+        return names.sorted().flatMap { name -> [URL] in
+            let sources = services.appendingPathComponent(name).appendingPathComponent("Sources")
+            let targets = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
+            return targets.sorted().map { sources.appendingPathComponent($0) }
+                .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent("\($0.lastPathComponent)App.swift").path) }
+        }
+    }
+
     @Test("a Domain file imports Foundation and contracts, never HTTP, SQL, Redis or the transport")
     func domainIsPure() throws {
         var checked = 0
-        for library in Self.serviceLibraries() {
+        for library in Self.serviceLibraries() + Self.appLibraries() {
             for file in Self.swiftFiles(under: library.appendingPathComponent("Domain")) {
                 checked += 1
                 let forbidden = try Self.imports(of: file).intersection(Self.notInDomain)
@@ -64,6 +77,23 @@ struct LayoutTests {
             #expect(folders.isSubset(of: Self.folders), "\(library.lastPathComponent): \(folders.subtracting(Self.folders).sorted())")
             let source = try String(contentsOf: library.appendingPathComponent("Application+build.swift"), encoding: .utf8)
             #expect(source.contains("ServiceBuilder("), "\(library.lastPathComponent) is not assembled with ServiceBuilder")
+        }
+    }
+
+    @Test("every app of a service is its <App>App.swift and <App>Configuration.swift, the rest in the template's folders")
+    func everyAppFollowsTheTemplate() throws {
+        let apps = Self.appLibraries()
+        #expect(apps.map(\.lastPathComponent).contains("LuckyDay") && apps.map(\.lastPathComponent).contains("AstroSvitla"))
+        for app in apps {
+            let name = app.lastPathComponent
+            let entries = try FileManager.default.contentsOfDirectory(atPath: app.path)
+            var isDirectory: ObjCBool = false
+            let folders = Set(entries.filter { FileManager.default.fileExists(atPath: app.appendingPathComponent($0).path, isDirectory: &isDirectory) && isDirectory.boolValue })
+            let swift = Set(entries.filter { $0.hasSuffix(".swift") })
+            #expect(swift == ["\(name)App.swift", "\(name)Configuration.swift"], "\(name) has code outside the template's folders: \(swift.sorted())")
+            #expect(folders.isSubset(of: Self.folders), "\(name): \(folders.subtracting(Self.folders).sorted())")
+            let source = try String(contentsOf: app.appendingPathComponent("\(name)App.swift"), encoding: .utf8)
+            #expect(source.contains("ContentAppModule("), "\(name) does not describe itself with a ContentAppModule")
         }
     }
 }

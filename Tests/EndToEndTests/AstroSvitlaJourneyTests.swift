@@ -1,4 +1,4 @@
-@testable import ContentService
+@testable import AstroSvitlaContent
 import Foundation
 import LanternAppStore
 import LanternContracts
@@ -101,7 +101,7 @@ struct AstroSvitlaJourneyTests {
         try await Self.withStack(try TestAppStore(), places: false) { stack in
             let token = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"astrosvitla"}"#)
                 .json(TokenReply.self).accessToken
-            let (_, book, _) = try ContentResources.astroSvitla()
+            let (_, book, _) = try AstroSvitlaContent.catalogue()
             let matcher = RuleMatcher(book: book)
             var random = SplitMix64(seed: 300)
             var fewest: [LifeArea: Int] = [:]

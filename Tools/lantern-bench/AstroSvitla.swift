@@ -1,5 +1,5 @@
 import ArgumentParser
-@_spi(Benchmarks) import ContentService
+@_spi(Benchmarks) import AstroSvitlaContent
 import Crypto
 import Foundation
 import LanternAppStore

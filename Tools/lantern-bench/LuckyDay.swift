@@ -70,7 +70,7 @@ struct LuckyDayCommand: AsyncParsableCommand {
 /// provider that answers at once (guards, health, concurrency slot, metrics).
 struct LLMCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "llm", abstract: "local generator and router overhead, in process")
-    @Option(help: "Lucky Day's catalogue") var catalogue = "Services/Content/Sources/ContentService/Catalogue/luckyday.json"
+    @Option(help: "Lucky Day's catalogue") var catalogue = "Services/Content/Sources/LuckyDay/Catalogue/luckyday.json"
     @Option(help: "iterations") var iterations = 20000
 
     /// A provider that answers at once with a fixed fortune: the floor the router's overhead is measured on.

@@ -68,6 +68,6 @@ public struct MediaConfiguration: ServiceConfiguration {
         }
         maxBytes = try settings.int("moment.max.bytes", default: 500 * 1024, range: 1024...(20 << 20))
         maxPixels = try settings.int("moment.max.pixels", default: 40_000_000, range: 1_000...400_000_000)
-        parseTimeout = .milliseconds(Int(try settings.seconds("moment.parse.timeout", default: 1, range: 0.01...30) * 1000))
+        parseTimeout = try settings.duration("moment.parse.timeout", default: 1, range: 0.01...30)
     }
 }

@@ -49,9 +49,9 @@ public struct PushWorkerConfiguration: ServiceConfiguration {
         trustRootsFile = settings.string("push.trust.roots.file")
         concurrency = try settings.int("push.concurrency", default: 512, range: 1...2048)
         maxAttempts = try settings.int("push.max.attempts", default: 6, range: 1...20)
-        retryBase = .milliseconds(Int(try settings.seconds("push.retry.base.seconds", default: 1, range: 0.01...60) * 1000))
-        retryMax = .milliseconds(Int(try settings.seconds("push.retry.max.seconds", default: 600, range: 0.01...86_400) * 1000))
-        requestTimeout = .milliseconds(Int(try settings.seconds("push.request.timeout.seconds", default: 10, range: 0.1...120) * 1000))
+        retryBase = try settings.duration("push.retry.base.seconds", default: 1, range: 0.01...60)
+        retryMax = try settings.duration("push.retry.max.seconds", default: 600, range: 0.01...86_400)
+        requestTimeout = try settings.duration("push.request.timeout.seconds", default: 10, range: 0.1...120)
         apns = try Self.apns(settings)
         fcm = try Self.fcm(settings)
     }

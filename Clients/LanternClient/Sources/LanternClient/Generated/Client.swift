@@ -6846,9 +6846,10 @@ public struct Client: APIProtocol {
     }
     /// The life areas a report can be bought for
     ///
-    /// AstroSvitla's catalogue (`Catalogue/astrosvitla/areas.json`): the five life areas `general`, `finances`,
-    /// `career`, `relationships` and `health`, in that order, each with an SF Symbols icon, a title and a
-    /// description in the request's language, its USD price and its App Store product id,
+    /// AstroSvitla's catalogue (`Services/Content/Sources/AstroSvitla/Catalogue/areas.json`): the five life
+    /// areas `general`, `finances`, `career`, `relationships` and `health`, in that order, each with an SF
+    /// Symbols icon, a title and a description in the request's language, its USD price and its App Store
+    /// product id,
     /// `<ASTROSVITLA_BUNDLE_ID>.report.<area>` (`app.lantern.astrosvitla.report.career` by default). Each report is
     /// a one-time purchase, an App Store consumable; nothing renews (`pricing` says so in the request's language).
     /// AstroSvitla user tokens only.
@@ -7181,7 +7182,10 @@ public struct Client: APIProtocol {
     /// 4. **Recorded first.** The chart's placements select the expert rules for the area; the purchase (the
     ///    SHA-256 of its `transactionId`) and the pending report are stored in one transaction under the
     ///    account's lock, before anything is written. Then a transaction already recorded gives back its own
-    ///    report (200), whatever birth data or language came with it this time; a transaction of a
+    ///    report (200), whatever birth data or language came with it this time, unless the App Store has
+    ///    refunded or revoked it since (a `REFUND` or `REVOKE` notification): that is 409
+    ///    `transaction_revoked`, as for a transaction that carries its `revocationDate` (the JWS signed before
+    ///    the refund stays valid for days, and posting it again does not undo the refund); a transaction of a
     ///    deleted account is 409 `transaction_redeemed`; an area of a chart that this account already has
     ///    records the purchase and gives back that report (200, in the language it was written in; one that had
     ///    failed is written again and comes back `pending`); otherwise the report is new.
@@ -8971,7 +8975,9 @@ public struct Client: APIProtocol {
     ///   are answered 200 and change nothing.
     /// * **`REFUND` and `REVOKE`** revoke the transaction's purchase: its report leaves the list and the
     ///   catalogue's `purchased`, and `GET /v1/reports/{reportId}` answers 403 `report_revoked`, unless another
-    ///   purchase of the same report still stands. **`REFUND_REVERSED`** restores the purchase. Anything else
+    ///   purchase of the same report still stands; the same transaction posted again to
+    ///   `POST /v1/reports/purchases` is 409 `transaction_revoked`, a report still being written is not written
+    ///   (nor announced with `report_ready`) while revoked. **`REFUND_REVERSED`** restores the purchase. Anything else
     ///   (`CONSUMPTION_REQUEST`, `TEST`, a notification without a transaction, a transaction never redeemed
     ///   here) is acknowledged.
     ///

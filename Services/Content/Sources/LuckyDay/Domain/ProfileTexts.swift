@@ -2,13 +2,6 @@ import Foundation
 import LanternCore
 import LanternLLM
 
-/// Anything that turns a request into a text: the LLM router in the service, a stand-in in tests.
-protocol TextGenerator: Sendable {
-    func generate(_ request: LLMRequest) async throws -> GeneratedText
-}
-
-extension LLMRouter: TextGenerator {}
-
 /// The nickname, the four pillar poems and the 3-line essence of a profile (Req 3.4, 3.5, 4.3): one JSON answer
 /// of a model, checked part by part; any part missing or unfit is written by the local grammars instead.
 struct ProfileTexts: Sendable {

@@ -1,4 +1,4 @@
-@testable import ContentService
+@testable import AstroSvitlaContent
 import Foundation
 import LanternContracts
 import LanternLLM
@@ -26,7 +26,7 @@ private func randomChart(_ random: inout SplitMix64, timeKnown: Bool) -> NatalCh
 
 @Suite("AstroSvitla domain: rules, composition, shape")
 struct AstroSvitlaDomainTests {
-    static let loaded = Result { try ContentResources.astroSvitla() }
+    static let loaded = Result { try AstroSvitlaContent.catalogue() }
 
     @Test("the rule book answers every placement: 12 points × 12 signs, 10 planets × 12 houses, 45 pairs × 3 aspect families")
     func complete() throws {

@@ -39,7 +39,7 @@ protocol LuckyDayRecords: Sendable {
 
 /// Where the pillars come from (astrology over HTTP).
 protocol BaziSource: Sendable {
-    func bazi(_ birth: BirthData) async throws -> BaziReading
+    func bazi(_ birth: BirthData) async throws -> BaziAnswer
 }
 
 /// Lucky Day's decisions: a profile from birth data (Req 3, 4), the daily cookie (Req 1, 2), the reminder's time.
@@ -54,7 +54,7 @@ struct LuckyDay: Sendable {
 
     /// Computes the pillars, writes the texts and stores the profile; the birth data is not kept.
     func saveProfile(user: UUID, birth: BirthData, timeZone: String) async throws -> LuckyProfile {
-        let reading = try await astrology.bazi(birth)
+        let reading = BaziReading(try await astrology.bazi(birth)).displayNames()
         let known = birth.time != nil
         let previous = try await records.profile(of: user)
         let texts = await self.texts.write(for: reading, seedParts: ["luckyday", user.uuidString.lowercased(), "profile", String((previous?.version ?? 0) + 1)])

@@ -7,22 +7,24 @@ import LanternService
 /// charts (JSON and SVG) for AstroSvitla. The birth data passes through to astrology, which validates it; its
 /// refusal comes back as content's 422 with each field under `birth.`; astrology unavailable is
 /// `InternalUnavailable`, which the routes answer with 503 `astrology_unavailable`.
-struct AstrologyClient: BaziSource, ChartSource {
+public struct AstrologyClient: Sendable {
     let client: InternalClient
 
-    func bazi(_ birth: BirthData) async throws -> BaziReading {
-        // Unknown time: noon, as the spec says (Req 3.6); the profile marks the hour pillar as assumed.
-        let request = BaziRequest(date: birth.date, time: birth.time ?? "12:00", place: birth.place, dayBoundary: "23:00")
-        return BaziReading(try await call(AstrologyEndpoint.bazi, request)).displayNames()
+    public init(client: InternalClient) { self.client = client }
+
+    /// The Four Pillars; without a birth time, those of noon (Lucky Day Req 3.6: its profile marks the hour
+    /// pillar as assumed).
+    public func bazi(_ birth: BirthData) async throws -> BaziAnswer {
+        try await call(AstrologyEndpoint.bazi, BaziRequest(date: birth.date, time: birth.time ?? "12:00", place: birth.place, dayBoundary: "23:00"))
     }
 
     /// The chart; with no birth time astrology casts for noon and marks the houses unreliable.
-    func natalChart(_ birth: BirthData) async throws -> NatalChartSummary {
+    public func natalChart(_ birth: BirthData) async throws -> NatalChartSummary {
         try await call(AstrologyEndpoint.natalChart, birth)
     }
 
     /// The chart drawn as SVG (light theme, for paper).
-    func natalChartPicture(_ birth: BirthData) async throws -> String {
+    public func natalChartPicture(_ birth: BirthData) async throws -> String {
         try await call(AstrologyEndpoint.natalChartSVG, birth, query: [("theme", "light")])
     }
 

@@ -1,4 +1,4 @@
-@testable import ContentService
+@testable import LuckyDayContent
 import Foundation
 import LanternLLM
 import Testing
@@ -64,7 +64,7 @@ struct LuckyDayCatalogueTests {
 
     @Test("at least 365 hand-written fortunes, distinct, each a whole sentence without digits, links or directives")
     func pool() throws {
-        let grammars = try ContentResources.grammars()
+        let grammars = try LuckyDayContent.module.grammars()
         let core = try #require(grammars["fortune"]?.rules["core"])
         #expect(core.count >= 365 && Set(core).count == core.count)
         let guardian = OutputGuard()
@@ -77,7 +77,7 @@ struct LuckyDayCatalogueTests {
 
     @Test("every fortune the grammar can make fits 200 characters with the longest descriptors, and every profile text its limit")
     func lengths() throws {
-        let grammars = try ContentResources.grammars()
+        let grammars = try LuckyDayContent.module.grammars()
         let fortune = try #require(grammars["fortune"])
         let longest: [String: String] = ["animal": "Rooster", "yearElement": "Water", "dayMaster": "Yang Water", "dayElement": "Water",
                                          "weekday": "Wednesday", "nickname": "Whispering Water Rooster", "dominantElement": "Water", "weakElement": "Water"]

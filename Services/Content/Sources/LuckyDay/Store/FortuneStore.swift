@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LanternCore
+import LanternDatabase
 import LanternEvents
 import Logging
 import PostgresNIO

@@ -1,6 +1,7 @@
 import Foundation
 import LanternContracts
 import LanternCore
+import LanternDatabase
 import LanternEvents
 import Logging
 import PostgresNIO

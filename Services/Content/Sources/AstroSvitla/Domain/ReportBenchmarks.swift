@@ -9,7 +9,7 @@ import LanternLLM
 public enum ReportBenchmarks {
     /// Seconds per report for `count` random charts (all areas, both languages in turn).
     public static func localReports(count: Int) throws -> [Double] {
-        let (_, book, texts) = try ContentResources.astroSvitla()
+        let (_, book, texts) = try AstroSvitlaContent.catalogue()
         let matcher = RuleMatcher(book: book)
         let composer = ReportComposer(texts: texts)
         var random = SplitMix64(seed: 7)
@@ -29,7 +29,7 @@ public enum ReportBenchmarks {
 
     /// Seconds and bytes per PDF of a composed Ukrainian report with `svg` as its chart.
     public static func pdfs(count: Int, svg: String) async throws -> [(seconds: Double, bytes: Int)] {
-        let (areas, book, texts) = try ContentResources.astroSvitla()
+        let (areas, book, texts) = try AstroSvitlaContent.catalogue()
         let matcher = RuleMatcher(book: book)
         var random = SplitMix64(seed: 11)
         let all = matcher.matches(randomChart(&random))

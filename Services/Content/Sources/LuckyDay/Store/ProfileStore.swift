@@ -1,4 +1,5 @@
 import Foundation
+import LanternDatabase
 import LanternCore
 import Logging
 import PostgresNIO
@@ -74,8 +75,3 @@ struct ProfileStore: Sendable {
     }
 }
 
-/// The database did not do what a statement promises (a bug or a broken database), reported as a 500.
-struct StoreInconsistency: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
