@@ -210,6 +210,26 @@ struct PushCatalogueTests {
         }
     }
 
+    @Test("every message a service may send (PushMessage.all) has its text in each language of its app, with exactly its arguments; the catalogue holds no other key")
+    func everyMessageHasItsTexts() throws {
+        let catalogue = try Catalogue.bundled()
+        for message in PushMessage.all {
+            #expect(message.key.hasPrefix(message.app.rawValue + "."), "\(message) is not named after its app")
+            for language in message.app.notificationLanguages {
+                let text = try #require(catalogue.languages[language]?[message.key], "\(message) has no \(language) text")
+                let placeholders = Set(Catalogue.placeholders(in: text.title) + Catalogue.placeholders(in: text.body))
+                #expect(placeholders == message.arguments, "\(language) \(message): \(placeholders.sorted()) ≠ \(message.arguments.sorted())")
+                // Rendering with exactly its arguments works.
+                let args = Dictionary(uniqueKeysWithValues: message.arguments.map { ($0, "X") })
+                #expect(throws: Never.self) { try catalogue.render(message.key, args: args, locale: language) }
+            }
+        }
+        let known = Set(PushMessage.all.map(\.key))
+        for (language, messages) in catalogue.languages {
+            #expect(Set(messages.keys).isSubset(of: known), "\(language) has texts no service sends: \(Set(messages.keys).subtracting(known).sorted())")
+        }
+    }
+
     @Test("locales fall back to the language, then to English; missing arguments and keys are errors")
     func rendering() throws {
         let catalogue = try Catalogue.bundled()

@@ -19,9 +19,9 @@ struct MomentAnnouncements: Sendable {
         pushes = [
             PushRequest(userId: receiver, app: AppID.pairly.rawValue, kind: "pairly.moment_shared", delivery: .background,
                         collapseKey: "pairly.moment.refresh", ttlSeconds: 24 * 3600, data: data),
-            PushRequest(userId: receiver, app: AppID.pairly.rawValue, kind: "pairly.moment_shared", delivery: .alert,
-                        messageKey: moment.senderName == nil ? "pairly.moment_shared.unnamed" : "pairly.moment_shared",
-                        args: moment.senderName.map { ["partnerName": $0] }, collapseKey: "pairly.moment", ttlSeconds: 24 * 3600, data: data),
+            PushRequest(alert: moment.senderName == nil ? .pairlyMomentSharedUnnamed : .pairlyMomentShared, to: receiver,
+                        args: moment.senderName.map { ["partnerName": $0] } ?? [:], kind: "pairly.moment_shared", collapseKey: "pairly.moment",
+                        ttlSeconds: 24 * 3600, data: data),
         ]
     }
 }
