@@ -60,6 +60,54 @@ struct LayoutTests {
         #expect(checked > 0)
     }
 
+    /// `folder` of every service and app library, with each Swift file's text.
+    static func files(in folder: String) throws -> [(name: String, text: String)] {
+        try (serviceLibraries() + appLibraries()).flatMap { library in
+            try swiftFiles(under: library.appendingPathComponent(folder)).map {
+                ("\(library.lastPathComponent)/\(folder)/\($0.lastPathComponent)", try String(contentsOf: $0, encoding: .utf8))
+            }
+        }
+    }
+
+    @Test("Routes decode and encode: no SQL and no PostgresNIO there; Store and Events persist and react: no Hummingbird there")
+    func layersKeepToTheirWork() throws {
+        let routes = try Self.files(in: "Routes")
+        #expect(routes.count > 10)
+        for (name, text) in routes {
+            #expect(!text.contains("import PostgresNIO") && !text.contains(".query(") && !text.contains("SELECT "), "\(name) holds SQL")
+        }
+        for folder in ["Store", "Events"] {
+            for (name, text) in try Self.files(in: folder) {
+                let imports = text.split(separator: "\n").filter { $0.hasPrefix("import Hummingbird") }
+                #expect(imports.isEmpty, "\(name) imports \(imports)")
+            }
+        }
+    }
+
+    @Test("a Domain file decides without HTTP: it throws or returns the domain's own outcomes, never a Problem (Routes turn them into problems)")
+    func domainSpeaksNoHTTP() throws {
+        for (name, text) in try Self.files(in: "Domain") {
+            #expect(text.firstMatch(of: /\bProblem\b/) == nil, "\(name) uses Problem")
+        }
+    }
+
+    @Test("every migration names its schema {{schema}}, so the schema's name lives in one place (the service's build)")
+    func migrationsUseTheSchemaPlaceholder() throws {
+        var checked = 0
+        for library in Self.serviceLibraries() + Self.appLibraries() {
+            let folder = library.appendingPathComponent("Migrations")
+            let files = ((try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []).filter { $0.pathExtension == "sql" }
+            for file in files {
+                checked += 1
+                let text = try String(contentsOf: file, encoding: .utf8)
+                for match in text.matches(of: /(?i)(CREATE TABLE(?: IF NOT EXISTS)?|ALTER TABLE|REFERENCES|\bON) +([a-z_{}]+)\./) {
+                    #expect(match.output.2 == "{{schema}}", "\(library.lastPathComponent)/Migrations/\(file.lastPathComponent): \(match.output.0)")
+                }
+            }
+        }
+        #expect(checked >= 8)
+    }
+
     /// The folders a service library may have (docs/new-service.md).
     static let folders: Set<String> = ["Routes", "Domain", "Store", "Events", "Providers", "Migrations", "Catalogue", "Resources"]
 

@@ -64,7 +64,13 @@ public func buildPushWorkerApplication(
     service.consume(PushRequest.stream, batchSize: configuration.concurrency) { batch in await dispatcher.handle(batch: batch) }
     service.addPeriodic(RetryScheduler(queue: retries, dispatcher: dispatcher, registry: registry, clock: clock, logger: logger).work)
 
-    return service.application(router: service.makeRouter())
+    return service.application(router: buildPushWorkerRouter(service.makeRouter()))
+}
+
+/// push-worker's routes: none of its own (it answers `/health/live` here and its operations routes on `OPS_PORT`);
+/// jobs come from `lantern.jobs.push`, never over HTTP.
+func buildPushWorkerRouter(_ router: Router<LanternRequestContext>) -> Router<LanternRequestContext> {
+    router
 }
 
 /// One client for every provider: HTTP/2 when the server offers it (APNs requires it), extra trust roots when

@@ -21,7 +21,7 @@ struct BaziReadings: Sendable {
 
     func read(_ input: BirthInput, dayBoundary boundary: FourPillars.DayBoundary, solarTime: SolarTime) async throws -> BaziAnswer {
         let moment = input.moment
-        let resolved = try moment.resolveForRequest(fold: input.fold)
+        let resolved = try moment.resolve(fold: input.fold)
         let longitude = input.place.longitude
         let instant = resolved.utc.julianDayUT
         // Year and month need only the Sun's 15° band at the instant: from the cached solar terms of the year.

@@ -49,15 +49,6 @@ struct BirthMoment: Sendable, Equatable {
         return Resolved(utc: chosen, offsetSeconds: Int(wall.timeIntervalSince(chosen)), ambiguity: fold ?? .earlier)
     }
 
-    /// `resolve`, with a skipped local time as the 422 the app shows.
-    func resolveForRequest(fold: Fold?) throws -> Resolved {
-        do {
-            return try resolve(fold: fold)
-        } catch let gap as Nonexistent {
-            throw Problem.invalid(field: "time", "\(gap.local) did not exist in \(gap.zone): the clocks jumped forward over it (daylight saving time began)",
-                                  code: "nonexistent_local_time")
-        }
-    }
 
     /// The warning for a local time that occurred twice, naming the one used and how to ask for the other.
     func ambiguityWarning(_ fold: Fold) -> (code: String, message: String) {

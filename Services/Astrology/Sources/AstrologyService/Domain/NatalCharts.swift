@@ -33,7 +33,7 @@ struct NatalCharts: Sendable {
     }
 
     func cast(_ input: BirthInput) async throws -> NatalResponse {
-        let resolved = try input.moment.resolveForRequest(fold: input.fold)
+        let resolved = try input.moment.resolve(fold: input.fold)
         let (place, orbs, moment) = (input.place, input.orbs, input.moment)
         let jd = resolved.utc.julianDayUT
         let (positions, houses) = try await ephemeris.compute { session -> ([BodyPosition], Houses) in

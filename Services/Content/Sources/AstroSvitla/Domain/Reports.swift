@@ -6,6 +6,28 @@ import LanternCore
 import LanternLLM
 import Logging
 
+/// Why the reports domain refused (the routes answer each with its problem, `ReportRefusal.problem`).
+enum ReportRefusal: Error, Equatable {
+    /// The signed transaction did not verify, or is not a consumable; why, for a person.
+    case transactionInvalid(String)
+    /// The transaction bought another product than the area asked for.
+    case productMismatch(String)
+    /// A refunded or revoked transaction, whether its JWS says so or a notification told us after it was recorded.
+    case transactionRevoked
+    /// `appAccountToken` is not the caller.
+    case transactionOfAnotherAccount
+    /// The transaction was redeemed by an account since deleted.
+    case transactionRedeemed
+    case noSuchReport
+    /// Every purchase of the report was refunded or revoked.
+    case reportRevoked
+    case reportPending
+    /// The birth data sent for a PDF is not the report's chart's.
+    case chartMismatch
+    /// An App Store notification that did not verify; why.
+    case notificationInvalid(String)
+}
+
 /// The natal chart of birth data, from astrology: its placements, and its picture.
 protocol ChartSource: Sendable {
     func natalChart(_ birth: BirthData) async throws -> NatalChartSummary
@@ -55,20 +77,19 @@ struct Reports: Sendable {
     func purchase(_ purchase: Purchase, by user: UUID, arrival: ContinuousClock.Instant = .now) async throws -> (report: ReportRecord, created: Bool) {
         let transaction: SignedTransaction
         do { transaction = try await verifier.verifyTransaction(purchase.transaction) } catch {
-            throw Problem.invalid(field: "transaction", error.message, code: "transaction_invalid")
+            throw ReportRefusal.transactionInvalid(error.message)
         }
         guard transaction.productId == catalogue.productId(for: purchase.area) else {
             let bought = catalogue.area(forProduct: transaction.productId).map { "the \($0.rawValue) report" } ?? "'\(transaction.productId)'"
-            throw Problem.invalid(field: "area", "the transaction bought \(bought), not the \(purchase.area.rawValue) report",
-                                  code: "transaction_product_mismatch")
+            throw ReportRefusal.productMismatch("the transaction bought \(bought), not the \(purchase.area.rawValue) report")
         }
         guard transaction.type == SignedTransaction.consumable else {
-            throw Problem.invalid(field: "transaction", "is a \(transaction.type) purchase; reports are consumables", code: "transaction_invalid")
+            throw ReportRefusal.transactionInvalid("is a \(transaction.type) purchase; reports are consumables")
         }
-        guard transaction.revocationDate == nil else { throw Self.transactionRevoked }
+        guard transaction.revocationDate == nil else { throw ReportRefusal.transactionRevoked }
         // The app buys with `appAccountToken` = the account id, so one account's receipt is useless to another.
         guard transaction.appAccountToken?.lowercased() == user.uuidString.lowercased() else {
-            throw Problem.forbidden("This purchase was made for another account", code: "transaction_other_account")
+            throw ReportRefusal.transactionOfAnotherAccount
         }
 
         let chart = try await charts.natalChart(purchase.birth)
@@ -87,9 +108,9 @@ struct Reports: Sendable {
         // Recorded first, due for a background retry: if this request dies while writing, the report still comes.
         switch try await records.record(entry, newReport: report, retryAt: now + firstRetry) {
         case .redeemed:
-            throw Problem.conflict("This purchase belonged to a deleted account and cannot be redeemed again", code: "transaction_redeemed")
+            throw ReportRefusal.transactionRedeemed
         case .revoked:
-            throw Self.transactionRevoked
+            throw ReportRefusal.transactionRevoked
         case .existing(let existing):
             return (existing, false)
         case .created(let created):
@@ -155,9 +176,9 @@ struct Reports: Sendable {
     }
 
     func report(_ id: UUID, of user: UUID) async throws -> ReportRecord {
-        guard let report = try await records.report(id, of: user) else { throw Problem.notFound("No such report") }
+        guard let report = try await records.report(id, of: user) else { throw ReportRefusal.noSuchReport }
         guard !report.revoked else {
-            throw Problem.forbidden("The App Store refunded or revoked the purchase of this report", code: "report_revoked")
+            throw ReportRefusal.reportRevoked
         }
         return report
     }
@@ -165,11 +186,11 @@ struct Reports: Sendable {
     /// The report as a PDF with its chart drawn from `birth`, which must be the birth data of the report's chart
     /// (astrology's fingerprint of it is the report's `chart`): positions are never stored, so the app sends them again.
     func pdf(_ report: ReportRecord, birth: BirthData) async throws -> Data {
-        guard let sections = report.sections else { throw Problem.conflict("The report is still being written", code: "report_pending") }
+        guard let sections = report.sections else { throw ReportRefusal.reportPending }
         async let chart = charts.natalChart(birth)
         async let picture = charts.natalChartPicture(birth)
         guard try await chart.fingerprint == report.chart else {
-            throw Problem.invalid(field: "birth", "is not the birth data of this report's chart", code: "chart_mismatch")
+            throw ReportRefusal.chartMismatch
         }
         var notes: [String] = []
         if !report.timeKnown { notes.append(writer.composer.texts.timeUnknown[report.language]) }
@@ -183,7 +204,7 @@ struct Reports: Sendable {
     func notification(_ signedPayload: String) async throws -> NotificationOutcome {
         let verified: (notification: SignedNotification, transaction: SignedTransaction?)
         do { verified = try await verifier.verifyNotification(signedPayload) } catch {
-            throw Problem.invalid(field: "signedPayload", error.message, code: "notification_invalid")
+            throw ReportRefusal.notificationInvalid(error.message)
         }
         let (notification, transaction) = verified
         let outcome = try await records.apply(
@@ -193,9 +214,6 @@ struct Reports: Sendable {
                                                         "uuid": "\(notification.notificationUUID)", "outcome": "\(outcome)"])
         return outcome
     }
-
-    /// A refunded or revoked transaction, whether its JWS says so or a notification told us after it was recorded.
-    static let transactionRevoked = Problem.conflict("The App Store refunded or revoked this purchase", code: "transaction_revoked")
 
     static func hash(_ transactionId: String) -> Data { Data(SHA256.hash(data: Data(transactionId.utf8))) }
 

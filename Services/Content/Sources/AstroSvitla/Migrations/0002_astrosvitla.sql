@@ -2,7 +2,7 @@
 -- names its chart by astrology's fingerprint (a keyed hash of the birth data), never by the birth data itself, and
 -- keeps no positions (the chart picture of a PDF is drawn from the birth data the app sends again).
 
-CREATE TABLE content.reports (
+CREATE TABLE {{schema}}.reports (
     id              uuid PRIMARY KEY,
     user_id         uuid NOT NULL,
     -- The chart's fingerprint.
@@ -29,13 +29,13 @@ CREATE TABLE content.reports (
     -- One report per account, chart and area: buying the same area again returns it (product decision).
     UNIQUE (user_id, chart, area)
 );
-CREATE INDEX reports_due ON content.reports (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX reports_due ON {{schema}}.reports (next_attempt_at) WHERE status = 'pending';
 
-CREATE TABLE content.report_purchases (
+CREATE TABLE {{schema}}.report_purchases (
     -- SHA-256 of the App Store's transactionId: unique, so a retried or replayed purchase finds its report.
     transaction_hash bytea PRIMARY KEY,
     user_id          uuid NOT NULL,
-    report_id        uuid NOT NULL REFERENCES content.reports (id) ON DELETE CASCADE,
+    report_id        uuid NOT NULL REFERENCES {{schema}}.reports (id) ON DELETE CASCADE,
     product_id       text NOT NULL,
     environment      text NOT NULL,
     -- The catalogue's USD price when bought.
@@ -46,17 +46,17 @@ CREATE TABLE content.report_purchases (
     revoked_at       timestamptz,
     revocation       text
 );
-CREATE INDEX report_purchases_report ON content.report_purchases (report_id);
-CREATE INDEX report_purchases_user ON content.report_purchases (user_id);
+CREATE INDEX report_purchases_report ON {{schema}}.report_purchases (report_id);
+CREATE INDEX report_purchases_user ON {{schema}}.report_purchases (user_id);
 
 -- Transactions of deleted accounts: the receipt cannot be redeemed again.
-CREATE TABLE content.redeemed_transactions (
+CREATE TABLE {{schema}}.redeemed_transactions (
     transaction_hash bytea PRIMARY KEY,
     erased_at        timestamptz NOT NULL
 );
 
 -- App Store Server Notifications V2 already handled (Apple retries with the same notificationUUID).
-CREATE TABLE content.appstore_notifications (
+CREATE TABLE {{schema}}.appstore_notifications (
     notification_uuid text PRIMARY KEY,
     type              text NOT NULL,
     subtype           text,

@@ -265,3 +265,22 @@ struct AppStoreNotificationsController: Sendable {
         return Response(status: .ok)
     }
 }
+
+extension ReportRefusal: ProblemConvertible {
+    /// The answer the API document promises for each refusal.
+    var problem: Problem {
+        switch self {
+        case .transactionInvalid(let reason): Problem.invalid(field: "transaction", reason, code: "transaction_invalid")
+        case .productMismatch(let reason): Problem.invalid(field: "area", reason, code: "transaction_product_mismatch")
+        case .transactionRevoked: Problem.conflict("The App Store refunded or revoked this purchase", code: "transaction_revoked")
+        case .transactionOfAnotherAccount: Problem.forbidden("This purchase was made for another account", code: "transaction_other_account")
+        case .transactionRedeemed:
+            Problem.conflict("This purchase belonged to a deleted account and cannot be redeemed again", code: "transaction_redeemed")
+        case .noSuchReport: Problem.notFound("No such report")
+        case .reportRevoked: Problem.forbidden("The App Store refunded or revoked the purchase of this report", code: "report_revoked")
+        case .reportPending: Problem.conflict("The report is still being written", code: "report_pending")
+        case .chartMismatch: Problem.invalid(field: "birth", "is not the birth data of this report's chart", code: "chart_mismatch")
+        case .notificationInvalid(let reason): Problem.invalid(field: "signedPayload", reason, code: "notification_invalid")
+        }
+    }
+}

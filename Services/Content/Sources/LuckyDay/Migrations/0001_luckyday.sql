@@ -1,7 +1,7 @@
 -- Lucky Day: the profile's derived descriptors and texts (never the birth date, time or place), the fortunes
 -- revealed, the next fortune made ahead, and the schedules of pre-generation and "cookie ready" reminders.
 
-CREATE TABLE content.luckyday_profiles (
+CREATE TABLE {{schema}}.luckyday_profiles (
     user_id           uuid PRIMARY KEY,
     -- Goes up with every edit of the birth data; a fortune made ahead for an older version is thrown away.
     version           integer NOT NULL,
@@ -24,7 +24,7 @@ CREATE TABLE content.luckyday_profiles (
     updated_at        timestamptz NOT NULL
 );
 
-CREATE TABLE content.fortunes (
+CREATE TABLE {{schema}}.fortunes (
     id              uuid PRIMARY KEY,
     user_id         uuid NOT NULL,
     text            text NOT NULL,
@@ -37,11 +37,11 @@ CREATE TABLE content.fortunes (
     idempotency_key text,
     UNIQUE (user_id, text_hash)
 );
-CREATE INDEX fortunes_latest ON content.fortunes (user_id, revealed_at DESC);
-CREATE UNIQUE INDEX fortunes_idempotency ON content.fortunes (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+CREATE INDEX fortunes_latest ON {{schema}}.fortunes (user_id, revealed_at DESC);
+CREATE UNIQUE INDEX fortunes_idempotency ON {{schema}}.fortunes (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
 
 -- The next fortune, made ahead so breaking the cookie is instant.
-CREATE TABLE content.next_fortunes (
+CREATE TABLE {{schema}}.next_fortunes (
     user_id          uuid PRIMARY KEY,
     text             text NOT NULL,
     artisanal        boolean NOT NULL,
@@ -55,16 +55,16 @@ CREATE TABLE content.next_fortunes (
 );
 
 -- Users whose next fortune is to be made; a worker leases rows so replicas share the work.
-CREATE TABLE content.pregeneration (
+CREATE TABLE {{schema}}.pregeneration (
     user_id       uuid PRIMARY KEY,
     due_at        timestamptz NOT NULL,
     leased_until  timestamptz
 );
-CREATE INDEX pregeneration_due ON content.pregeneration (due_at);
+CREATE INDEX pregeneration_due ON {{schema}}.pregeneration (due_at);
 
 -- One pending "cookie ready" reminder per user; sending it deletes the row in the transaction of its push job.
-CREATE TABLE content.reminders (
+CREATE TABLE {{schema}}.reminders (
     user_id  uuid PRIMARY KEY,
     due_at   timestamptz NOT NULL
 );
-CREATE INDEX reminders_due ON content.reminders (due_at);
+CREATE INDEX reminders_due ON {{schema}}.reminders (due_at);

@@ -13,10 +13,10 @@ struct CanonicalPath: Sendable, Equatable {
     /// The normalised path, starting with `/`; what is forwarded (the query goes along unchanged).
     let path: String
 
-    init(_ raw: String) throws(Problem) {
+    init(_ raw: String) throws(PathRefusal) {
         var raw = raw
         // `withUTF8` rethrows untyped errors: the closure hands back a `Result` instead.
-        path = try raw.withUTF8 { bytes in Result { () throws(Problem) -> String in
+        path = try raw.withUTF8 { bytes in Result { () throws(PathRefusal) -> String in
             guard bytes.first == UInt8(ascii: "/") else { throw Self.invalid("The path must start with '/'.") }
             // Runs on every request: bytes and ranges, no `String` per segment. Most paths are already canonical
             // and come back as they are.
@@ -27,7 +27,7 @@ struct CanonicalPath: Sendable, Equatable {
                 if segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) || segment.contains(UInt8(ascii: "\\")) {
                     throw Self.invalid("The path must not contain '.' or '..' segments or a backslash.")
                 }
-                if Self.isInternal(segment) { throw Problem.notFound("No route for this path.", code: "route_not_found") }
+                if Self.isInternal(segment) { throw PathRefusal.internalRoute }
             }
             let canonicalLength = segments.reduce(0) { $0 + 1 + $1.count }
             if canonicalLength == bytes.count { return String(decoding: bytes, as: UTF8.self) }
@@ -58,7 +58,7 @@ struct CanonicalPath: Sendable, Equatable {
     }
 
     /// Percent-encoding may spell letters and digits, never a separator, a dot or a control character.
-    private static func checkEncoding(_ bytes: UnsafeBufferPointer<UInt8>) throws(Problem) {
+    private static func checkEncoding(_ bytes: UnsafeBufferPointer<UInt8>) throws(PathRefusal) {
         var i = 0
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "%") {
@@ -87,7 +87,15 @@ struct CanonicalPath: Sendable, Equatable {
         }
     }
 
-    private static func invalid(_ detail: String) -> Problem {
-        Problem.badRequest(detail, code: "invalid_path")
+    private static func invalid(_ detail: String) -> PathRefusal {
+        .invalid(detail)
     }
+}
+
+/// Why a path has no canonical form (the proxy answers 400 `invalid_path`), or names no public route (404).
+enum PathRefusal: Error, Equatable {
+    /// What is wrong with it, for a person.
+    case invalid(String)
+    /// A segment `internal`.
+    case internalRoute
 }

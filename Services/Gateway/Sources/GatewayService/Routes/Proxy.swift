@@ -158,3 +158,12 @@ struct ProxyMiddleware: RouterMiddleware {
 extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
 }
+
+extension PathRefusal: ProblemConvertible {
+    var problem: Problem {
+        switch self {
+        case .invalid(let detail): Problem.badRequest(detail, code: "invalid_path")
+        case .internalRoute: Problem.notFound("No route for this path.", code: "route_not_found")
+        }
+    }
+}
