@@ -51,4 +51,22 @@ public struct RealtimeDisconnect: EventPayload, Equatable {
 public enum RealtimeState {
     public static let path = "/internal/realtime/state"
     public static let frameType = "state"
+
+    /// A key of the state frame and the service that owns it.
+    public struct Key: Sendable, Hashable {
+        public let name: String
+        public let service: String
+        public init(_ name: String, service: String) {
+            self.name = name
+            self.service = service
+        }
+    }
+
+    /// Pairly: the partnership (identity).
+    public static let pairlyPairing = Key("pairing", service: "identity")
+    /// Pairly: the widget's moment (media).
+    public static let pairlyMoment = Key("moment", service: "media")
+
+    /// The keys of each app's state frame, in order.
+    public static let keys: [AppID: [Key]] = [.pairly: [pairlyPairing, pairlyMoment]]
 }

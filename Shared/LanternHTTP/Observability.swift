@@ -22,9 +22,10 @@ public enum Observability {
     }
 }
 
-/// The `# HELP` line of every metric Lantern exposes, by name. Prometheus's lint (`promtool check metrics`, run on
-/// every executable by the tests) wants one for each; a metric missing here is written with a placeholder that the
-/// tests look for, so a new metric cannot ship without its description.
+/// The `# HELP` line of every metric Lantern exposes, by name: the platform's here, each service's and app's in its
+/// own `metricHelp` (registered when it is built). Prometheus's lint (`promtool check metrics`, run on every
+/// executable by the tests) wants one for each; a metric without one is written with a placeholder that the tests
+/// look for, so a new metric cannot ship without its description.
 public enum MetricHelp {
     public static let missing = "Lantern metric without a description (add it to MetricHelp)."
 
@@ -41,9 +42,6 @@ public enum MetricHelp {
         "lantern_stream_length": "Entries kept in a stream (XLEN), the dead-letter streams included.",
         "lantern_outbox_backlog": "Events committed in a service's outbox and not yet published to Redis.",
         "lantern_outbox_oldest_seconds": "Age of the oldest event waiting in a service's outbox (0 when empty).",
-        // Gateway
-        "lantern_realtime_connections": "Open real-time connections (WebSocket and Socket.IO) on this gateway.",
-        "lantern_rate_limit_decisions_total": "Rate-limit decisions at the gateway, by scope and decision.",
         // Periodic work (ServiceBuilder.addPeriodic)
         "lantern_periodic_passes_total": "Passes of periodic work, by work and outcome (ok, failed, skipped: another replica holds its lease).",
         "lantern_periodic_items_total": "Items periodic work handled (fortunes made ahead, reminders sent, retries made, rows deleted…), by work.",
@@ -58,17 +56,18 @@ public enum MetricHelp {
         "lantern_llm_texts_total": "Texts delivered, by task and source (a model, the cache or the local generator).",
         "lantern_llm_call_duration_seconds": "Duration of calls to language models.",
         "lantern_llm_tokens_total": "Tokens the providers reported, by kind (prompt, output, thoughts).",
-        // Apps
-        "lantern_luckyday_profiles_saved_total": "Lucky Day profiles saved, by whether their texts are artisanal.",
-        "lantern_luckyday_fortunes_revealed_total": "Lucky Day cookies broken, by whether the fortune is artisanal.",
-        "lantern_astrosvitla_reports_total": "AstroSvitla reports written, by life area and source (a model or the local generator).",
-        "lantern_appstore_notifications_total": "App Store Server Notifications received, by outcome.",
-        // Push
-        "lantern_push_notifications_total": "Push notifications sent, by provider and outcome.",
-        "lantern_push_jobs_without_devices_total": "Push jobs for a user with no registered device, by kind.",
     ]
 
-    public static func text(for name: String) -> String { texts[name] ?? missing }
+    /// The descriptions a service gives of its own metrics (its `metricHelp`), registered before it creates them.
+    private static let registered = Mutex<[String: String]>([:])
+
+    /// Adds a service's or an app's descriptions of its own metrics (a literal named `metricHelp`, which
+    /// scripts/observability-check.sh reads too); call it when the service is built, before its metrics are used.
+    public static func register(_ texts: [String: String]) {
+        registered.withLock { $0.merge(texts) { _, new in new } }
+    }
+
+    public static func text(for name: String) -> String { texts[name] ?? registered.withLock { $0[name] } ?? missing }
 }
 
 /// swift-metrics over the Prometheus registry, as swift-prometheus's own factory, but with each metric's help

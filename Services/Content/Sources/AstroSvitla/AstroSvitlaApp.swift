@@ -12,9 +12,15 @@ import PostgresNIO
 /// exported as PDF. Its LLM task is `report`; its catalogue `Catalogue/` (areas, rules, tips); its tables
 /// `0002_astrosvitla.sql`.
 public enum AstroSvitlaContent {
+    static let metricHelp: [String: String] = [
+        "lantern_astrosvitla_reports_total": "AstroSvitla reports written, by life area and source (a model or the local generator).",
+        "lantern_appstore_notifications_total": "App Store Server Notifications received, by outcome.",
+    ]
+
     public static let module = ContentAppModule(
         app: .astrosvitla, llmTasks: ["report"],
         migrations: { try ContentBundle.migrations(in: .module) },
+        metricHelp: metricHelp,
         configure: { settings in
             let configuration = try AstroSvitlaConfiguration(settings: settings)
             return { platform in try AstroSvitlaApp(configuration, platform: platform) }

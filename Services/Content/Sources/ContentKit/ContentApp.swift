@@ -36,17 +36,20 @@ public struct ContentAppModule: Sendable {
     public var grammars: @Sendable () throws -> [String: Grammar]
     /// Its tables, in the `content` schema; ids unique across the apps (`0001_luckyday`, `0002_astrosvitla`, …).
     public var migrations: @Sendable () throws -> [Migration]
+    /// The `# HELP` text of each metric it counts (`MetricHelp.register`).
+    public var metricHelp: [String: String]
     /// Reads the app's own configuration keys (a bad value stops start-up, naming the variable) and returns how to
     /// build the app once the platform is there.
     public var configure: @Sendable (Settings) throws -> @Sendable (ContentPlatform) throws -> any ContentApp
 
     public init(app: AppID, llmTasks: [String], grammars: @escaping @Sendable () throws -> [String: Grammar] = { [:] },
-                migrations: @escaping @Sendable () throws -> [Migration],
+                migrations: @escaping @Sendable () throws -> [Migration], metricHelp: [String: String] = [:],
                 configure: @escaping @Sendable (Settings) throws -> @Sendable (ContentPlatform) throws -> any ContentApp) {
         self.app = app
         self.llmTasks = llmTasks
         self.grammars = grammars
         self.migrations = migrations
+        self.metricHelp = metricHelp
         self.configure = configure
     }
 }

@@ -37,6 +37,7 @@ public func buildContentApplication(
     let outbox = service.addOutbox()
     service.addHousekeeping([.processedEvents(schema: ContentSchema.name)])
     let logger = service.logger
+    for app in configuration.apps { MetricHelp.register(app.module.metricHelp) }
 
     var grammars: [String: Grammar] = [:]
     for app in configuration.apps { try grammars.merge(app.module.grammars()) { first, _ in first } }

@@ -12,10 +12,16 @@ import PostgresNIO
 /// ahead, "cookie ready" reminders. Its LLM tasks are `fortune` and `profile`, with the local grammars of
 /// `Catalogue/luckyday.json`; its tables are `0001_luckyday.sql`.
 public enum LuckyDayContent {
+    static let metricHelp: [String: String] = [
+        "lantern_luckyday_profiles_saved_total": "Lucky Day profiles saved, by whether their texts are artisanal.",
+        "lantern_luckyday_fortunes_revealed_total": "Lucky Day cookies broken, by whether the fortune is artisanal.",
+    ]
+
     public static let module = ContentAppModule(
         app: .luckyday, llmTasks: ["fortune", "profile"],
         grammars: { try ContentBundle.catalogue("luckyday.json", in: .module, as: [String: Grammar].self) },
         migrations: { try ContentBundle.migrations(in: .module) },
+        metricHelp: metricHelp,
         configure: { settings in
             let configuration = try LuckyDayConfiguration(settings: settings)
             return { platform in LuckyDayApp(configuration, platform: platform) }

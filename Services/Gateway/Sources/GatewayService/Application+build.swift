@@ -27,6 +27,7 @@ public func buildGatewayApplication(
 ) async throws -> some ApplicationProtocol {
     let clock = dependencies.clock
     var service = ServiceBuilder("gateway", process: configuration.process, streamPrefix: configuration.streamPrefix, clock: clock, logger: logger)
+    MetricHelp.register(GatewayMetrics.metricHelp)
     // Rate limiting sits on every request: a slow Redis must cost at most 250 ms, then the limiter fails open.
     let redis = try service.addRedis(url: configuration.redisURL, size: 4, commandTimeout: .milliseconds(250), connectTimeout: .milliseconds(250))
     let logger = service.logger
@@ -139,4 +140,12 @@ enum GatewayResources {
               let data = try? Data(contentsOf: url) else { return Array("openapi: 3.1.0\n".utf8) }
         return Array(data)
     }()
+}
+
+/// The gateway's own metrics.
+enum GatewayMetrics {
+    static let metricHelp: [String: String] = [
+        "lantern_realtime_connections": "Open real-time connections (WebSocket and Socket.IO) on this gateway.",
+        "lantern_rate_limit_decisions_total": "Rate-limit decisions at the gateway, by scope and decision.",
+    ]
 }

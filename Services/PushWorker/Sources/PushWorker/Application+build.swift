@@ -32,6 +32,7 @@ public func buildPushWorkerApplication(
 ) async throws -> some ApplicationProtocol {
     let clock = dependencies.clock
     var service = ServiceBuilder("push-worker", process: configuration.process, streamPrefix: configuration.streamPrefix, clock: clock, logger: logger)
+    MetricHelp.register(PushWorkerMetrics.metricHelp)
     let postgres = try service.addDatabase(url: configuration.databaseURL, schema: DeviceRegistry.schema, migrations: PushWorkerResources.migrations)
     let redis = try service.addRedis(url: configuration.redisURL)
     service.addHousekeeping(DeviceRegistry.housekeeping)
@@ -91,4 +92,12 @@ func makeProviderHTTPClient(_ configuration: PushWorkerConfiguration) throws -> 
 
 enum PushWorkerResources {
     static var migrations: URL? { Bundle.module.url(forResource: "Migrations", withExtension: nil) }
+}
+
+/// push-worker's own metrics.
+enum PushWorkerMetrics {
+    static let metricHelp: [String: String] = [
+        "lantern_push_notifications_total": "Push notifications sent, by provider and outcome.",
+        "lantern_push_jobs_without_devices_total": "Push jobs for a user with no registered device, by kind.",
+    ]
 }

@@ -1,3 +1,5 @@
+import LanternContracts
+
 /// Which service answers which public path (the table of docs/architecture.md).
 ///
 /// Matching is by path prefix on segment boundaries, ignoring ASCII case: `/v1/me` matches `/v1/me`, `/V1/Me` and
@@ -52,7 +54,7 @@ public struct RouteTable: Sendable {
         Entry(prefix: "/v1/symbi", service: "health-brain", isPublic: false, limit: .standard),
     ], realtimeState: [
         // Pairly: the partnership (identity) and the widget's moment (media).
-        "pairly": [("pairing", "identity"), ("moment", "media")],
+        AppID.pairly.rawValue: RealtimeState.keys[.pairly, default: []].map { ($0.name, $0.service) },
     ], realtimeApps: ["pairly", "astrosvitla"])
 
     /// The entry for a canonical path (`CanonicalPath`). Prefixes match without regard to ASCII case, so

@@ -31,7 +31,7 @@ struct PairingController: Sendable {
     @Sendable func realtimeState(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<[String: JSONValue]> {
         let claims = try context.requireAuth()
         guard claims.app == AppID.pairly.rawValue, let user = claims.userID else { return JSONResponse([:]) }
-        return JSONResponse(["pairing": try await pairing.partnership(of: user).map(JSONValue.init(encoding:)) ?? .null])
+        return JSONResponse([RealtimeState.pairlyPairing.name: try await pairing.partnership(of: user).map(JSONValue.init(encoding:)) ?? .null])
     }
 
     @Sendable func invite(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<Invite> {

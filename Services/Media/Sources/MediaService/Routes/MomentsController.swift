@@ -74,7 +74,7 @@ struct MomentsController: Sendable {
     @Sendable func realtimeState(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<[String: JSONValue]> {
         let claims = try context.requireAuth()
         guard claims.app == AppID.pairly.rawValue, let user = claims.userID else { return JSONResponse([:]) }
-        return JSONResponse(["moment": try JSONValue(encoding: try await sharing.widget(for: user))])
+        return JSONResponse([RealtimeState.pairlyMoment.name: try JSONValue(encoding: try await sharing.widget(for: user))])
     }
 
     private func pairlyUser(_ context: LanternRequestContext) throws -> UUID {
