@@ -1,5 +1,5 @@
 # Lantern: two commands on a fresh machine — `make up` starts the stack, `make test` runs every test.
-.PHONY: up down test bench fuzz build deploy-files compose-secrets token demo status logs reset client
+.PHONY: up down test bench fuzz build deploy-files compose-secrets token demo status logs reset client time-travel
 
 up:    ## install what is missing, start PostgreSQL, Redis and every service; prints the gateway URL
 	@bash scripts/up.sh
@@ -9,6 +9,9 @@ token: ## sign a made-up person in through the gateway (APP=pairly NAME=Ada PROV
 
 demo:  ## drive Pairly, AstroSvitla and Lucky Day through the gateway as two people would, printing each step
 	@python3 scripts/dev.py demo
+
+time-travel: ## move the local stack's clock forward, for daily features (DAYS=1, HOURS=, SECONDS=; none: print the stack's time)
+	@python3 scripts/dev.py time-travel --days "$(or $(DAYS),0)" --hours "$(or $(HOURS),0)" --seconds "$(or $(SECONDS),0)"
 
 status: ## each process of the local stack: pid, API port, readiness
 	@python3 scripts/dev.py status

@@ -7,6 +7,7 @@ sign-in with Google or Apple goes through the development identity provider (Too
   dev.py token [--app pairly] [--name Ada] [--provider google|apple]
   dev.py demo
   dev.py status
+  dev.py time-travel [--days 1] [--hours 0] [--seconds 0]   (no amount: print the stack's time)
 """
 import argparse
 import base64
@@ -25,6 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STATE = os.environ.get("LANTERN_STATE_DIR", os.path.join(ROOT, ".lantern"))
 HOST = "127.0.0.1"
 GATEWAY = os.environ.get("LANTERN_GATEWAY", f"http://{HOST}:8080")
+# The gateway's operations port (time travel lives there, never on the public port).
+GATEWAY_OPS = os.environ.get("LANTERN_GATEWAY_OPS", f"http://{HOST}:{int(GATEWAY.rsplit(':', 1)[1]) + 1000}")
 DEV_IDENTITY = os.environ.get("LANTERN_DEV_IDENTITY", f"http://{HOST}:{os.environ.get('LANTERN_DEV_IDENTITY_PORT', '8089')}")
 
 
@@ -266,18 +269,42 @@ def astrosvitla():
     step("life-area reports on sale for this chart", f"{len(areas)} areas")
 
 
+def travel(days=0, hours=0, seconds=0):
+    """Moves the development stack's clock forward (every process follows within a second); returns its time."""
+    amount = {k: v for k, v in (("days", days), ("hours", hours), ("seconds", seconds)) if v}
+    status, _, raw = call("POST" if amount else "GET", GATEWAY_OPS + "/development/clock", amount if amount else None)
+    if status != 200:
+        raise Failed(f"time travel answered {status}: {raw.decode(errors='replace')[:300]}")
+    return as_json(raw)
+
+
 def luckyday():
-    section("Lucky Day: a profile from the Four Pillars, today's fortune cookie")
-    token = device_sign_in("luckyday")["accessToken"]
+    section("Lucky Day: a profile from the Four Pillars, today's fortune cookie, and tomorrow's")
+    tokens = device_sign_in("luckyday")
+    token = tokens["accessToken"]
     step("sign in on a device", "")
     _, _, raw = api("PUT", "/v1/fortunes/profile",
                     {"birth": {"date": "1990-05-17", "time": "14:35", "place": {"id": 703448}}, "timeZone": "Europe/Kyiv"}, token=token)
     profile = as_json(raw)
     step("profile from birth data (not kept)", f"{profile['zodiac']['sign']}, \"{profile['nickname']}\"")
     _, _, raw = api("POST", "/v1/fortunes/today/break", token=token, headers={"Idempotency-Key": str(uuid4())})
-    fortune = as_json(raw)["fortune"]
+    cookie = as_json(raw)
+    fortune = cookie["fortune"]
     step("break today's cookie", "")
     print(f"      \u201c{fortune['text']}\u201d")
+    status, _, raw = call("POST", GATEWAY + "/v1/fortunes/today/break", token=token, headers={"Idempotency-Key": str(uuid4())})
+    step("break another one today", f"{status} {as_json(raw).get('code', '')}, opens again at {cookie.get('opensAgainAt')}")
+    # Tomorrow without waiting a day: the development stack's clock moves forward (make time-travel DAYS=1).
+    clock = travel(days=1)
+    time.sleep(1.5)  # every process follows the shared clock within a second
+    step("move the stack's clock a day ahead (make time-travel DAYS=1)", f"now {clock['now']}")
+    # The access token expired with the day, as it would have: the app refreshes it.
+    _, _, raw = api("POST", "/v1/auth/refresh", {"refreshToken": tokens["refreshToken"]})
+    token = as_json(raw)["accessToken"]
+    _, _, raw = api("POST", "/v1/fortunes/today/break", token=token, headers={"Idempotency-Key": str(uuid4())})
+    tomorrow = as_json(raw)["fortune"]
+    step("break tomorrow's cookie", "a new fortune" if tomorrow["text"] != fortune["text"] else "the same text again")
+    print(f"      \u201c{tomorrow['text']}\u201d")
 
 
 def demo_command(_):
@@ -291,6 +318,12 @@ def demo_command(_):
     luckyday()
     section("RoastMeLater and Symbi: not built yet (their routes answer 503 service_unavailable)")
     print(f"\nEverything above went through the gateway in {time.time() - started:.1f} s. Logs: make logs; state: make status.")
+
+
+def time_travel_command(args):
+    clock = travel(days=args.days, hours=args.hours, seconds=args.seconds)
+    moved = "moved forward; " if (args.days or args.hours or args.seconds) else ""
+    print(f"the stack's clock: {moved}now {clock['now']} ({clock['offsetSeconds'] / 86400:.2f} days ahead of this machine)")
 
 
 def status_command(_):
@@ -328,6 +361,12 @@ def status_command(_):
         except Failed:
             api_state, ok = f"{HOST}:{port} down", False
         print(f"{name:<14} {pid:>7}  {api_state:<22} {readiness}")
+    try:
+        clock = travel()
+        if clock["offsetSeconds"]:
+            print(f"clock: {clock['now']}, {clock['offsetSeconds'] / 86400:.2f} days ahead (make time-travel)")
+    except Failed:
+        pass
     sys.exit(0 if ok else 1)
 
 
@@ -340,9 +379,13 @@ def main():
     token.add_argument("--provider", default="google", choices=["google", "apple"])
     commands.add_parser("demo", help="drive every built app through the gateway, step by step")
     commands.add_parser("status", help="each process of make up and its readiness")
+    travel_parser = commands.add_parser("time-travel", help="move the development stack's clock forward (or print it)")
+    travel_parser.add_argument("--days", type=float, default=0)
+    travel_parser.add_argument("--hours", type=float, default=0)
+    travel_parser.add_argument("--seconds", type=float, default=0)
     args = parser.parse_args()
     try:
-        {"token": token_command, "demo": demo_command, "status": status_command}[args.command](args)
+        {"token": token_command, "demo": demo_command, "status": status_command, "time-travel": time_travel_command}[args.command](args)
     except Failed as failure:
         print(f"\n\u2717 {failure}", file=sys.stderr)
         sys.exit(1)

@@ -47,6 +47,10 @@ public struct StreamNames: Sendable, Equatable {
         return "\(prefix).dlq.\(name)"
     }
 
+    /// `lantern.development.clock_offset_ms`: how far a development stack's clock runs ahead (`DevelopmentTime`),
+    /// in milliseconds; written by the gateway's `POST /development/clock`, read by every process each second.
+    public var developmentClockOffset: String { "\(prefix).development.clock_offset_ms" }
+
     public func name(of stream: EventStream) -> String {
         switch stream {
         case .events(let service): events(service)

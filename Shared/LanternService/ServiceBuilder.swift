@@ -95,6 +95,17 @@ public struct ServiceBuilder: Sendable {
         redis = client
         clients.append(RedisLifecycle(client: client))
         readiness.add("redis") { try await client.send("PING") }
+        if process.environment == .development {
+            // Time travel (`make time-travel`): the stack's shared clock offset, read before the first request and
+            // then each second, so scheduled work and every answer run as if the time had passed.
+            let key = streams.developmentClockOffset
+            let follow: @Sendable () async throws -> Int = {
+                if let text = try await client.send("GET", key).string, let value = Int64(text) { DevelopmentTime.advance(toMilliseconds: value) }
+                return 0
+            }
+            beforeServerStarts { _ = try? await follow() }
+            addPeriodic(PeriodicWork("development_clock", every: .seconds(1), jitter: 0, pass: follow))
+        }
         return client
     }
 

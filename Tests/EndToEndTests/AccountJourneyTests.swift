@@ -1,9 +1,12 @@
+import AsyncHTTPClient
 import Foundation
 import LanternContracts
 import LanternCore
 import LanternEvents
 import LanternRedis
 import LanternTestSupport
+import NIOCore
+import NIOFoundationCompat
 import Synchronization
 import Testing
 
@@ -24,6 +27,14 @@ struct AccountJourneyTests {
     @Test("device sign-in, /v1/me, rename, refresh rotation and reuse detection, account deletion seen on the bus")
     func accountJourney() async throws {
         try await Stack.run { stack in
+            // A deployment's clock is the machine's: time travel is refused outside development.
+            var travel = HTTPClientRequest(url: stack.operations["gateway", default: ""] + "/development/clock")
+            travel.method = .POST
+            travel.headers.add(name: "Content-Type", value: "application/json")
+            travel.body = .bytes(ByteBuffer(string: #"{"days":1}"#))
+            let refused = try await stack.http.execute(travel, timeout: .seconds(10))
+            let refusal = String(buffer: try await refused.body.collect(upTo: 1 << 16))
+            #expect(refused.status == .forbidden && refusal.contains("development_only"), "\(refused.status) \(refusal)")
             // A consumer group of "another service", listening the way a real one would.
             let deleted = Mutex<[EventEnvelope]>([])
             var options = StreamConsumer.Options(stream: stack.streams.events("identity"), group: "e2e-observer", consumer: "1")

@@ -11,7 +11,15 @@ extension EndToEnd {
     /// configures it (development, the development identity provider), so they cannot rot unnoticed.
     @Suite("The development kit: make demo and make token", .serialized)
     struct DevKitTests {
-        @Test("make demo walks Pairly, AstroSvitla and Lucky Day through the gateway, twice in a row; make token signs in with Google and Apple")
+        static let imfFixdate: DateFormatter = {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            return formatter
+        }()
+
+        @Test("make demo walks Pairly, AstroSvitla and Lucky Day (tomorrow's cookie by time travel) through the gateway, twice in a row; make token signs in with Google and Apple")
         func demo() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-devkit-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -21,15 +29,19 @@ extension EndToEnd {
                 try await LoopbackServer.run(router: provider.router()) { port in
                     // Access lines and deliveries are logged at info; the gateway and media also export their spans to
                     // an OTLP/HTTP collector (the others show that exporting is off by default).
-                    let info = ["LOG_LEVEL": "info"]
+                    // The whole stack in development, as `make up` runs it (time travel included).
+                    let info = ["LOG_LEVEL": "info", "LANTERN_ENVIRONMENT": "development"]
                     let exporting = info.merging(["OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
                                                   "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(collectorPort)", "OTEL_BSP_SCHEDULE_DELAY": "200"]) { $1 }
                     let identity = ["LANTERN_ENVIRONMENT": "development", "LOG_LEVEL": "info",
                                     "GOOGLE_CLIENT_IDS": DevIdentityProvider.googleClientID, "GOOGLE_JWKS_URL": "http://127.0.0.1:\(port)/google/jwks.json",
                                     "APPLE_CLIENT_IDS": DevIdentityProvider.appleClientID, "APPLE_JWKS_URL": "http://127.0.0.1:\(port)/apple/jwks.json"]
-                    try await Stack.run(places: true, environment: ["identity": identity, "gateway": exporting, "media": exporting, "push-worker": info]) { stack in
+                    let development = ["LANTERN_ENVIRONMENT": "development"]
+                    try await Stack.run(places: true, environment: ["identity": identity, "gateway": exporting, "media": exporting, "push-worker": info,
+                                                                    "content": development, "astrology": development]) { stack in
                         let environment = ProcessInfo.processInfo.environment.merging([
-                            "LANTERN_GATEWAY": stack.gateway, "LANTERN_DEV_IDENTITY": "http://127.0.0.1:\(port)",
+                            "LANTERN_GATEWAY": stack.gateway, "LANTERN_GATEWAY_OPS": stack.operations["gateway", default: ""],
+                            "LANTERN_DEV_IDENTITY": "http://127.0.0.1:\(port)",
                             "LANTERN_STATE_DIR": folder.path]) { $1 }
                         func dev(_ arguments: String...) async throws -> ChildProcess.Output {
                             try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"),
@@ -41,10 +53,18 @@ extension EndToEnd {
                             let output = try await dev("demo")
                             let text = String(decoding: output.stdout, as: UTF8.self)
                             #expect(output.status == 0, "run \(run): \(text)\n\(output.stderr)")
-                            for step in ["Bohdan's socket: new_moment", "metadata gone", "Sun ", "the chart as SVG", "break today's cookie"] {
+                            for step in ["Bohdan's socket: new_moment", "metadata gone", "Sun ", "the chart as SVG", "break today's cookie",
+                                         "409 cookie_not_ready", "move the stack's clock a day ahead", "break tomorrow's cookie", "a new fortune"] {
                                 #expect(text.contains(step), "run \(run) printed no '\(step)'")
                             }
                         }
+                        // Each run moved the stack's clock a day forward: the gateway's Date header says so, and its
+                        // operations port tells the offset (every process follows it within a second).
+                        let live = try await stack.http.execute(HTTPClientRequest(url: stack.gateway + "/health/live"), timeout: .seconds(10))
+                        let date = try #require(live.headers.first(name: "date").flatMap { Self.imfFixdate.date(from: $0) })
+                        #expect(date.timeIntervalSinceNow > 2 * 86_400 - 120 && date.timeIntervalSinceNow < 2 * 86_400 + 120, "Date: \(date)")
+                        let clock = try await dev("time-travel")
+                        #expect(String(decoding: clock.stdout, as: UTF8.self).contains("2.00 days ahead"), "\(String(decoding: clock.stdout, as: UTF8.self))")
                         // One trace from Ada's upload to Bohdan's socket frame and his phone's notification, in the JSON
                         // logs of three processes: the gateway's access line names it, media's access line, the gateway's
                         // frame and the push worker's delivery carry it (W3C traceparent over HTTP and the event bus).

@@ -11,10 +11,14 @@ import ServiceLifecycle
 
 /// Builds the `astrology` application: places, natal charts, Ba Zi and lunisolar calendars. The only executable
 /// that links the (AGPL-3.0) Swiss Ephemeris; other services ask it over HTTP.
-public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, clock: WallClock = .system,
+public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, dependencies: ServiceDependencies = .init(),
                                       logger: Logger? = nil) async throws -> some ApplicationProtocol {
-    var service = ServiceBuilder("astrology", process: configuration.process, clock: clock, logger: logger)
+    let clock = dependencies.clock
+    var service = ServiceBuilder("astrology", process: configuration.process, streamPrefix: configuration.developmentRedis?.streamPrefix ?? "lantern",
+                                 clock: clock, logger: logger)
     let postgres = try service.addDatabase(url: configuration.databaseURL, schema: "astrology", migrations: AstrologyResources.migrations)
+    // In development only, for the stack's shared clock (`ServiceBuilder.addRedis` follows it).
+    if let redis = configuration.developmentRedis { try service.addRedis(url: redis.url) }
     let logger = service.logger
 
     let ephemeris = SwissEphemeris(dataPath: configuration.ephemerisPath)

@@ -58,7 +58,7 @@ struct AstroSvitlaApp: ContentApp {
             catalogue: try ReportCatalogue(areas: catalogue.areas, bundleId: configuration.bundleId),
             matcher: RuleMatcher(book: catalogue.rules),
             writer: ReportWriter(generator: platform.texts, composer: ReportComposer(texts: catalogue.texts), budget: configuration.reportBudget),
-            verifier: try platform.appStore.verifier(bundleId: configuration.bundleId, clock: platform.clock),
+            verifier: try platform.appStore.verifier(bundleId: configuration.bundleId, clock: platform.clock.outsideWorld),
             charts: platform.astrology, records: store, clock: platform.clock, logger: platform.logger)
         interval = platform.schedulerInterval
     }

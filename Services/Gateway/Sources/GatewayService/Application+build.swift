@@ -59,11 +59,15 @@ public func buildGatewayApplication(
     let realtime = RealtimeConnections(hub: hub, verifier: verifier, client: httpClient, upstreams: configuration.upstreams, routes: routes)
     let socketIO = SocketIOConnections(realtime: realtime)
 
+    let developmentClock = DevelopmentClockController(
+        store: DevelopmentClockStore(redis: redis, key: service.streams.developmentClockOffset),
+        environment: configuration.process.environment, clock: clock, logger: logger)
     service.addOperationsRoutes { [readiness = service.readiness] router in
         router.get("/health") { _, _ in
             let report = await UpstreamHealth.check(configuration.upstreams, client: httpClient, own: readiness)
             return JSONResponse(report, status: report.status == "ok" ? .ok : .serviceUnavailable)
         }
+        router.addRoutes(developmentClock.endpoints, atPath: "/development/clock")
     }
     let router = buildGatewayRouter(
         service.makeRouter(), configuration: configuration, routes: routes, realtime: realtime,
@@ -76,7 +80,8 @@ public func buildGatewayApplication(
     return service.application(router: router, server: .gateway(
         configuration: .init(maxFrameSize: SocketIOConnections.maxPayload, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)),
         limits: limits, idleTimeout: .nanoseconds(Int64(configuration.idleTimeout * 1e9)),
-        admitsHandshake: { head in await realtime.admitsHandshake(head) }
+        admitsHandshake: { head in await realtime.admitsHandshake(head) },
+        travelledDate: configuration.process.environment == .development
     ) { request, _, _ in
         if SocketIOConnections.isSocketIO(URLComponents(string: request.path ?? "")) { return .upgrade([:], socketIO.handler()) }
         return try await realtime.shouldUpgrade(request)

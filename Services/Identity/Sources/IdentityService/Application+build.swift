@@ -33,7 +33,7 @@ public func buildIdentityApplication(
         provider.map {
             ExternalIdentityVerifier(method: method, keySet: RemoteKeySet(url: $0.keySetURL, httpClient: dependencies.httpClient,
                                                                           minRefreshInterval: .seconds(1), logger: logger),
-                                     issuers: $0.issuers, audiences: $0.audiences, clock: clock, leeway: 60)
+                                     issuers: $0.issuers, audiences: $0.audiences, clock: clock.outsideWorld, leeway: 60)
         }
     }
     // Tokens are verified with the key in hand; no HTTP round trip to ourselves.

@@ -44,12 +44,12 @@ public func buildPushWorkerApplication(
     let log = LogPushProvider(logger: logger)
     let apns: any PushProvider = try dependencies.apns ?? configuration.apns.map { apns in
         APNsProvider(baseURL: apns.baseURL, topics: apns.topics,
-                     signer: try APNsTokenSigner(privateKeyPEM: apns.privateKeyPEM, keyID: apns.keyID, teamID: apns.teamID, clock: clock),
+                     signer: try APNsTokenSigner(privateKeyPEM: apns.privateKeyPEM, keyID: apns.keyID, teamID: apns.teamID, clock: clock.outsideWorld),
                      httpClient: httpClient, timeout: configuration.requestTimeout)
     } ?? log
     let fcm: any PushProvider = dependencies.fcm ?? configuration.fcm.map { fcm in
         FCMProvider(baseURL: fcm.baseURL, projectID: fcm.serviceAccount.projectID,
-                    tokens: GoogleAccessTokens(account: fcm.serviceAccount, httpClient: httpClient, clock: clock, timeout: configuration.requestTimeout),
+                    tokens: GoogleAccessTokens(account: fcm.serviceAccount, httpClient: httpClient, clock: clock.outsideWorld, timeout: configuration.requestTimeout),
                     httpClient: httpClient, timeout: configuration.requestTimeout)
     } ?? log
     logger.info("push providers", metadata: ["ios": "\(apns.name)", "android": "\(fcm.name)"])

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import LanternCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -24,6 +25,8 @@ struct GatewayServerChannel: ServerChildChannel {
     let inner: HTTP1WebSocketUpgradeChannel
     let limits: ConnectionLimits
     let admitsHandshake: @Sendable (HTTPRequestHead) async -> Bool
+    /// Development only: every answer's `Date` says the travelled time (`DevelopmentDateHeader`).
+    var travelledDate = false
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
         var admitted = true
@@ -42,6 +45,7 @@ struct GatewayServerChannel: ServerChildChannel {
             try channel.pipeline.syncOperations.addHandler(MalformedRequestAnswer(), position: .before(upgrade))
             try channel.pipeline.syncOperations.addHandler(ConnectionGuard(headerTimeout: limits.headerTimeout), position: .before(upgrade))
             try channel.pipeline.syncOperations.addHandler(UpgradeRequestFilter(admits: admitsHandshake), position: .before(upgrade))
+            if travelledDate { try channel.pipeline.syncOperations.addHandler(DevelopmentDateHeader(), position: .before(upgrade)) }
             return value
         }
     }
@@ -187,6 +191,7 @@ extension HTTPServerBuilder {
         limits: ConnectionLimits,
         idleTimeout: TimeAmount,
         admitsHandshake: @escaping @Sendable (HTTPRequestHead) async -> Bool,
+        travelledDate: Bool = false,
         shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) async throws
             -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>
     ) -> HTTPServerBuilder {
@@ -195,7 +200,7 @@ extension HTTPServerBuilder {
                 inner: HTTP1WebSocketUpgradeChannel(responder: responder,
                                                     configuration: .init(http1: .init(idleTimeout: idleTimeout), ws: configuration),
                                                     shouldUpgrade: shouldUpgrade),
-                limits: limits, admitsHandshake: admitsHandshake)
+                limits: limits, admitsHandshake: admitsHandshake, travelledDate: travelledDate)
         }
     }
 }
@@ -251,6 +256,9 @@ final class UpgradeRequestFilter: ChannelInboundHandler, RemovableChannelHandler
             if let answer = try? context.pipeline.syncOperations.handler(type: MalformedRequestAnswer.self) {
                 context.pipeline.syncOperations.removeHandler(answer, promise: nil)
             }
+            if let date = try? context.pipeline.syncOperations.handler(type: DevelopmentDateHeader.self) {
+                context.pipeline.syncOperations.removeHandler(date, promise: nil)
+            }
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }
@@ -275,5 +283,32 @@ final class UpgradeRequestFilter: ChannelInboundHandler, RemovableChannelHandler
               headers["sec-websocket-key"].count == 1, let key = headers.first(name: "sec-websocket-key"),
               let bytes = Data(base64Encoded: key.trimmingCharacters(in: .whitespaces)), bytes.count == 16 else { return false }
         return headers["sec-websocket-version"].map { $0.trimmingCharacters(in: .whitespaces) } == ["13"]
+    }
+}
+
+/// Development's time travel at the edge: Hummingbird writes `Date` from the machine's clock, so in a development
+/// stack whose clock was moved forward (`DevelopmentTime`) each answer's `Date` is written again with the travelled
+/// time, and an app sees the same "now" as every service behind the gateway. It leaves the pipeline with the other
+/// HTTP-only handlers when a WebSocket handshake is admitted (`UpgradeRequestFilter`).
+final class DevelopmentDateHeader: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard DevelopmentTime.offset != 0, case .head(var head) = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        head.headers.replaceOrAdd(name: "date", value: Self.imfFixdate(WallClock.system.now()))
+        context.write(wrapOutboundOut(.head(head)), promise: promise)
+    }
+
+    /// RFC 9110 §5.6.7: `Sun, 06 Nov 1994 08:49:37 GMT`.
+    static func imfFixdate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
     }
 }
