@@ -99,7 +99,9 @@ let services: [Service] = [
     Service(
         "astrology", folder: "Astrology", library: "AstrologyService",
         dependencies: ["Ephemeris", "LanternDatabase", "LanternTokens", postgres, crypto, httpClient],
-        testDependencies: ["Ephemeris", "LanternDatabase", postgres]
+        testDependencies: ["Ephemeris", "LanternDatabase", postgres],
+        // Reference data read by path (lunar-python's lunar years: scripts/reference/lunar-year-windows.py).
+        testExclude: ["Reference"]
     ),
     Service(
         "content", folder: "Content", library: "ContentService",

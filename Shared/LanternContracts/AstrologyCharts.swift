@@ -195,6 +195,34 @@ public struct BaziAnswer: Codable, Sendable, Equatable {
         }
     }
 
+    /// The lunar year of the date (it begins at the lunar new year): its stem and branch are the person's Chinese
+    /// zodiac sign, element and animal (Metal Horse for 1990-01-30). The year pillar, by Ba Zi's convention, counts
+    /// from Li Chun instead, so in the days between the two it names another year (Earth Snake there).
+    public struct LunarYear: Codable, Sendable, Equatable {
+        /// The Gregorian year in which it began.
+        public var year: Int
+        public var stem: String
+        public var stemHanzi: String
+        public var branch: String
+        public var branchHanzi: String
+        /// The stem's: the sign's element (`metal`).
+        public var element: String
+        public var polarity: String
+        /// The branch's: the sign's animal (`horse`), the same as `zodiacAnimal`.
+        public var animal: String
+        public init(year: Int, stem: String, stemHanzi: String, branch: String, branchHanzi: String, element: String, polarity: String,
+                    animal: String) {
+            self.year = year
+            self.stem = stem
+            self.stemHanzi = stemHanzi
+            self.branch = branch
+            self.branchHanzi = branchHanzi
+            self.element = element
+            self.polarity = polarity
+            self.animal = animal
+        }
+    }
+
     public struct Options: Codable, Sendable, Equatable {
         public var dayBoundary: String
         public var solarTime: String
@@ -212,18 +240,21 @@ public struct BaziAnswer: Codable, Sendable, Equatable {
     public var zodiacAnimal: String
     /// The animal of the year pillar (changes at Li Chun, about 4 February).
     public var solarYearAnimal: String
+    /// The lunar year, whose stem and branch make the zodiac sign.
+    public var lunarYear: LunarYear
     public var lunarDate: LunarDate
     public var options: Options
     public var timeKnown: Bool
     public var warnings: [NatalChartSummary.Warning]
 
     public init(pillars: [Pillar], dayMaster: DayMaster, elements: [String: Int], zodiacAnimal: String, solarYearAnimal: String,
-                lunarDate: LunarDate, options: Options, timeKnown: Bool, warnings: [NatalChartSummary.Warning]) {
+                lunarYear: LunarYear, lunarDate: LunarDate, options: Options, timeKnown: Bool, warnings: [NatalChartSummary.Warning]) {
         self.pillars = pillars
         self.dayMaster = dayMaster
         self.elements = elements
         self.zodiacAnimal = zodiacAnimal
         self.solarYearAnimal = solarYearAnimal
+        self.lunarYear = lunarYear
         self.lunarDate = lunarDate
         self.options = options
         self.timeKnown = timeKnown

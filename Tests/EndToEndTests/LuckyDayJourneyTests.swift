@@ -52,6 +52,16 @@ struct LuckyDayJourneyTests {
                                            json: #"{"birth":{"date":"1990-02-30","time":"14:35","place":{"id":703448}},"timeZone":"Europe/Rome"}"#)
             #expect(bad.status == 422 && bad.text.contains(#""field":"birth.date""#), "\(bad.text)")
 
+            // Between the lunar new year (27 January) and Li Chun (4 February) 1990: the sign is the lunar year's,
+            // Geng-Wu, the Metal Horse; the year pillar counts from Li Chun, Ji-Si (issue #23 item 2).
+            let other = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"luckyday"}"#).json(TokenReply.self)
+            let window = try await stack.call(.PUT, "/v1/fortunes/profile", token: other.accessToken,
+                                              json: #"{"birth":{"date":"1990-01-30","time":"12:00","place":{"latitude":39.9,"longitude":116.4,"timeZone":"Asia/Shanghai"}},"timeZone":"Asia/Shanghai"}"#)
+            #expect(window.status == 200, "\(window.text)")
+            let windowProfile = try window.json(Profile.self)
+            #expect(windowProfile.zodiac.sign == "Metal Horse", "\(window.text)")
+            #expect(windowProfile.pillars.first { $0.role == "year" }.map { $0.stem + $0.branch } == "JiSi")
+
             let closed = try await stack.call(.GET, "/v1/fortunes/today", token: token)
             #expect(try closed.json(Cookie.self).state == "closed")
             let key = UUID().uuidString

@@ -270,6 +270,38 @@ struct ChineseCalendarTests {
         }
     }
 
+    @Test("the zodiac sign is the lunar year's, animal and element alike: every day 1900–2100 between the lunar new year and Li Chun against lunar-python")
+    func lunarYearSign() async throws {
+        // Reference/lunar-year-windows.tsv: scripts/reference/lunar-year-windows.py, from lunar-python (PyPI).
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Reference/lunar-year-windows.tsv")
+        let rows = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+            .map { $0.split(separator: "\t").map(String.init) }
+        #expect(rows.count > 1400 && rows.allSatisfy { $0.count == 3 })
+        try await AstrologyHarness.run { h in
+            var wrong: [String] = []
+            for row in rows {
+                let reply = try await h.client.execute(uri: "/v1/astrology/bazi", method: .post,
+                                                       headers: [.authorization: "Bearer \(h.token)", .contentType: "application/json"],
+                                                       body: ByteBuffer(string: #"{"date":"\#(row[0])","time":"12:00","place":{"latitude":39.9,"longitude":116.4,"timeZone":"Asia/Shanghai"}}"#))
+                let answer = try JSONDecoder().decode(BaziAnswer.self, from: Data(reply.body.readableBytesView))
+                let year = answer.lunarYear
+                if "\(year.stem)-\(year.branch)" != row[1] || year.animal != answer.zodiacAnimal || Stem.allCases.first(where: { $0.name == year.stem })?.element.rawValue != year.element {
+                    wrong.append("\(row[0]): \(year.stem)-\(year.branch) \(year.element) \(year.animal), lunar-python \(row[1])")
+                }
+            }
+            #expect(wrong.isEmpty, "\(wrong.count) of \(rows.count) days: \(wrong.prefix(10))")
+            // The issue's two examples, and the year pillar still by Li Chun.
+            for (date, sign, pillar) in [("1990-01-30", "metal horse", "Ji-Si"), ("2024-02-07", "water rabbit", "Jia-Chen")] {
+                let reply = try await h.client.execute(uri: "/v1/astrology/bazi", method: .post,
+                                                       headers: [.authorization: "Bearer \(h.token)", .contentType: "application/json"],
+                                                       body: ByteBuffer(string: #"{"date":"\#(date)","time":"12:00","place":{"latitude":39.9,"longitude":116.4,"timeZone":"Asia/Shanghai"}}"#))
+                let answer = try JSONDecoder().decode(BaziAnswer.self, from: Data(reply.body.readableBytesView))
+                #expect("\(answer.lunarYear.element) \(answer.lunarYear.animal)" == sign, "\(date)")
+                #expect(answer.pillars.first.map { "\($0.stem)-\($0.branch)" } == pillar, "\(date)")
+            }
+        }
+    }
+
     @Test("other services reach Ba Zi and the calendars under /internal with a service token; app tokens cannot")
     func internalRoutes() async throws {
         let identity = try await FakeIdentity()

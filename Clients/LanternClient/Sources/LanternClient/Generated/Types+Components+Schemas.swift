@@ -1920,6 +1920,79 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/BaziChart/solarYearAnimal`.
             public var solarYearAnimal: Components.Schemas.ChineseZodiacAnimal
+            /// The Chinese lunar year of the birth (it begins at the lunar new year): its stem and branch are the
+            /// person's zodiac sign, element and animal. The year pillar counts from Li Chun instead, so between the
+            /// two dates it names another year.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/BaziChart/lunarYear`.
+            public struct LunarYearPayload: Codable, Hashable, Sendable {
+                /// The Gregorian year in which the lunar year began.
+                ///
+                /// - Remark: Generated from `#/components/schemas/BaziChart/lunarYear/year`.
+                public var year: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/BaziChart/lunarYear/stem`.
+                public var stem: Components.Schemas.HeavenlyStem
+                /// - Remark: Generated from `#/components/schemas/BaziChart/lunarYear/stemHanzi`.
+                public var stemHanzi: Swift.String
+                /// - Remark: Generated from `#/components/schemas/BaziChart/lunarYear/branch`.
+                public var branch: Components.Schemas.EarthlyBranch
+                /// - Remark: Generated from `#/components/schemas/BaziChart/lunarYear/branchHanzi`.
+                public var branchHanzi: Swift.String
+                /// - Remark: Generated from `#/components/schemas/BaziChart/lunarYear/element`.
+                public var element: Components.Schemas.FiveElement
+                /// - Remark: Generated from `#/components/schemas/BaziChart/lunarYear/polarity`.
+                public var polarity: Components.Schemas.Polarity
+                /// - Remark: Generated from `#/components/schemas/BaziChart/lunarYear/animal`.
+                public var animal: Components.Schemas.ChineseZodiacAnimal
+                /// Creates a new `LunarYearPayload`.
+                ///
+                /// - Parameters:
+                ///   - year: The Gregorian year in which the lunar year began.
+                ///   - stem:
+                ///   - stemHanzi:
+                ///   - branch:
+                ///   - branchHanzi:
+                ///   - element:
+                ///   - polarity:
+                ///   - animal:
+                public init(
+                    year: Swift.Int,
+                    stem: Components.Schemas.HeavenlyStem,
+                    stemHanzi: Swift.String,
+                    branch: Components.Schemas.EarthlyBranch,
+                    branchHanzi: Swift.String,
+                    element: Components.Schemas.FiveElement,
+                    polarity: Components.Schemas.Polarity,
+                    animal: Components.Schemas.ChineseZodiacAnimal
+                ) {
+                    self.year = year
+                    self.stem = stem
+                    self.stemHanzi = stemHanzi
+                    self.branch = branch
+                    self.branchHanzi = branchHanzi
+                    self.element = element
+                    self.polarity = polarity
+                    self.animal = animal
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case year
+                    case stem
+                    case stemHanzi
+                    case branch
+                    case branchHanzi
+                    case element
+                    case polarity
+                    case animal
+                }
+            }
+            /// The Chinese lunar year of the birth (it begins at the lunar new year): its stem and branch are the
+            /// person's zodiac sign, element and animal. The year pillar counts from Li Chun instead, so between the
+            /// two dates it names another year.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/BaziChart/lunarYear`.
+            public var lunarYear: Components.Schemas.BaziChart.LunarYearPayload
             /// The local birth date in the Chinese calendar.
             ///
             /// - Remark: Generated from `#/components/schemas/BaziChart/lunarDate`.
@@ -1979,6 +2052,7 @@ extension Components {
             ///   - elements: How many of the pillars' stems and branches have each element; all five keys, 8 in all (6 without the hour pillar).
             ///   - zodiacAnimal: The animal of the Chinese lunar year of the birth (changes at the lunar new year).
             ///   - solarYearAnimal: The animal of the year pillar (changes at Li Chun, about 4 February).
+            ///   - lunarYear: The Chinese lunar year of the birth (it begins at the lunar new year): its stem and branch are the
             ///   - lunarDate: The local birth date in the Chinese calendar.
             ///   - options: The options in effect.
             ///   - timeKnown: False when the request had no `time` (no hour pillar).
@@ -1989,6 +2063,7 @@ extension Components {
                 elements: Components.Schemas.BaziChart.ElementsPayload,
                 zodiacAnimal: Components.Schemas.ChineseZodiacAnimal,
                 solarYearAnimal: Components.Schemas.ChineseZodiacAnimal,
+                lunarYear: Components.Schemas.BaziChart.LunarYearPayload,
                 lunarDate: Components.Schemas.LunarDate,
                 options: Components.Schemas.BaziChart.OptionsPayload,
                 timeKnown: Swift.Bool,
@@ -1999,6 +2074,7 @@ extension Components {
                 self.elements = elements
                 self.zodiacAnimal = zodiacAnimal
                 self.solarYearAnimal = solarYearAnimal
+                self.lunarYear = lunarYear
                 self.lunarDate = lunarDate
                 self.options = options
                 self.timeKnown = timeKnown
@@ -2010,6 +2086,7 @@ extension Components {
                 case elements
                 case zodiacAnimal
                 case solarYearAnimal
+                case lunarYear
                 case lunarDate
                 case options
                 case timeKnown
@@ -2350,7 +2427,10 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/schemas/LuckyProfile/zodiac/animal`.
                 public var animal: Swift.String
-                /// The element of the year pillar's stem (the year pillar changes at Li Chun, about 4 February).
+                /// The element of the Chinese lunar year's stem (from the lunar new year, like the animal). The year
+                /// pillar counts from Li Chun (about 4 February), so in the days between the two it names another
+                /// year: 1990-01-30 is the Metal Horse, with the year pillar Ji-Si.
+                ///
                 ///
                 /// - Remark: Generated from `#/components/schemas/LuckyProfile/zodiac/element`.
                 public var element: Swift.String
@@ -2358,25 +2438,33 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/schemas/LuckyProfile/zodiac/sign`.
                 public var sign: Swift.String
+                /// Which year the sign is, for a person (it always says so).
+                ///
+                /// - Remark: Generated from `#/components/schemas/LuckyProfile/zodiac/reckoning`.
+                public var reckoning: Swift.String
                 /// Creates a new `ZodiacPayload`.
                 ///
                 /// - Parameters:
                 ///   - animal: The animal of the Chinese lunar year of the birth (it changes at the lunar new year).
-                ///   - element: The element of the year pillar's stem (the year pillar changes at Li Chun, about 4 February).
+                ///   - element: The element of the Chinese lunar year's stem (from the lunar new year, like the animal). The year
                 ///   - sign: `<element> <animal>`.
+                ///   - reckoning: Which year the sign is, for a person (it always says so).
                 public init(
                     animal: Swift.String,
                     element: Swift.String,
-                    sign: Swift.String
+                    sign: Swift.String,
+                    reckoning: Swift.String
                 ) {
                     self.animal = animal
                     self.element = element
                     self.sign = sign
+                    self.reckoning = reckoning
                 }
                 public enum CodingKeys: String, CodingKey {
                     case animal
                     case element
                     case sign
+                    case reckoning
                 }
             }
             /// - Remark: Generated from `#/components/schemas/LuckyProfile/zodiac`.

@@ -230,8 +230,9 @@ public protocol APIProtocol: Sendable {
     ///   `time_unknown`; the day pillar assumes the birth was not between 23:00 and midnight.
     /// * `elements` counts the stems and branches of the pillars by element (8 in all, 6 without the hour).
     ///   `zodiacAnimal` is the animal of the Chinese lunar year (it changes at the lunar new year: what the apps
-    ///   show); `solarYearAnimal` that of the year pillar (it changes at Li Chun). `lunarDate` is the birth's
-    ///   local date in the Chinese calendar.
+    ///   show); `solarYearAnimal` that of the year pillar (it changes at Li Chun). `lunarYear` is that lunar year
+    ///   with its stem and branch: the sign's element and animal (1990-01-30 is Geng-Wu, the Metal Horse, while
+    ///   its year pillar is still Ji-Si). `lunarDate` is the birth's local date in the Chinese calendar.
     ///
     ///
     /// - Remark: HTTP `POST /v1/astrology/bazi`.
@@ -872,8 +873,9 @@ extension APIProtocol {
     ///   `time_unknown`; the day pillar assumes the birth was not between 23:00 and midnight.
     /// * `elements` counts the stems and branches of the pillars by element (8 in all, 6 without the hour).
     ///   `zodiacAnimal` is the animal of the Chinese lunar year (it changes at the lunar new year: what the apps
-    ///   show); `solarYearAnimal` that of the year pillar (it changes at Li Chun). `lunarDate` is the birth's
-    ///   local date in the Chinese calendar.
+    ///   show); `solarYearAnimal` that of the year pillar (it changes at Li Chun). `lunarYear` is that lunar year
+    ///   with its stem and branch: the sign's element and animal (1990-01-30 is Geng-Wu, the Metal Horse, while
+    ///   its year pillar is still Ji-Si). `lunarDate` is the birth's local date in the Chinese calendar.
     ///
     ///
     /// - Remark: HTTP `POST /v1/astrology/bazi`.

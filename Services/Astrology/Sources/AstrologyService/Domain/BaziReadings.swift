@@ -53,10 +53,14 @@ struct BaziReadings: Sendable {
             let (code, message) = moment.ambiguityWarning(fold)
             warnings.append(.init(code: code, message: message))
         }
+        // The lunar year's stem and branch: 1984 (a Jia-Zi year) is the start of a sixty-year cycle.
+        let lunarStem = Stem(rawValue: ((lunar.year - 4) % 10 + 10) % 10)!, lunarBranch = Branch(rawValue: ((lunar.year - 4) % 12 + 12) % 12)!
         return BaziAnswer(
             pillars: list,
             dayMaster: .init(stem: pillars.day.stem.name, element: pillars.day.stem.element.rawValue, polarity: pillars.day.stem.polarity.rawValue),
-            elements: elements, zodiacAnimal: Branch(rawValue: ((lunar.year - 4) % 12 + 12) % 12)!.animal, solarYearAnimal: pillars.year.branch.animal,
+            elements: elements, zodiacAnimal: lunarBranch.animal, solarYearAnimal: pillars.year.branch.animal,
+            lunarYear: .init(year: lunar.year, stem: lunarStem.name, stemHanzi: lunarStem.hanzi, branch: lunarBranch.name, branchHanzi: lunarBranch.hanzi,
+                             element: lunarStem.element.rawValue, polarity: lunarStem.polarity.rawValue, animal: lunarBranch.animal),
             lunarDate: .init(year: lunar.year, month: lunar.month, leap: lunar.leap, day: lunar.day, monthLength: lunar.monthLength),
             options: .init(dayBoundary: boundary.rawValue, solarTime: solarTime.rawValue), timeKnown: moment.timeKnown,
             warnings: warnings.map { .init(code: $0.code, message: $0.message) })

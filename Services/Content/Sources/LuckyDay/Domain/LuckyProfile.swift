@@ -10,21 +10,23 @@ struct BaziReading: Sendable {
     var elements: [String: Int]
     /// The animal of the lunar year: the user's Chinese zodiac sign.
     var zodiacAnimal: String
+    /// The element of the lunar year's stem: the "Metal" of "Metal Horse" (Req 3.2: the sign follows the lunar
+    /// calendar, animal and element alike; the year pillar counts from Li Chun and may name another year).
+    var yearElement: String
 
-    init(pillars: [Pillar], dayMaster: DayMaster, elements: [String: Int], zodiacAnimal: String) {
+    init(pillars: [Pillar], dayMaster: DayMaster, elements: [String: Int], zodiacAnimal: String, yearElement: String) {
         self.pillars = pillars
         self.dayMaster = dayMaster
         self.elements = elements
         self.zodiacAnimal = zodiacAnimal
+        self.yearElement = yearElement
     }
 
     init(_ answer: BaziAnswer) {
         self.init(pillars: answer.pillars.map(LuckyPillar.init), dayMaster: answer.dayMaster, elements: answer.elements,
-                  zodiacAnimal: answer.zodiacAnimal)
+                  zodiacAnimal: answer.lunarYear.animal, yearElement: answer.lunarYear.element)
     }
 
-    /// The year pillar's stem element: the "Metal" of "Metal Horse".
-    var yearElement: String { pillars.first { $0.role == "year" }?.stemElement ?? dayMaster.element }
 
     /// astrology names animals, elements and polarities in lower case (`horse`, `metal`, `yang`); Lucky Day shows
     /// and writes them as English names (`Horse`, `Metal`, `Yang`).
@@ -42,6 +44,7 @@ struct BaziReading: Sendable {
         reading.dayMaster = DayMaster(stem: dayMaster.stem, element: name(dayMaster.element), polarity: name(dayMaster.polarity))
         reading.elements = Dictionary(elements.map { (name($0.key), $0.value) }, uniquingKeysWith: +)
         reading.zodiacAnimal = name(zodiacAnimal)
+        reading.yearElement = name(yearElement)
         return reading
     }
 }

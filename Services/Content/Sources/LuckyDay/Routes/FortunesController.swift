@@ -25,6 +25,8 @@ struct FortunesController: Sendable {
             var animal: String
             var element: String
             var sign: String
+            /// Which year the sign is: the lunar year, not the year pillar's (Req 3.2).
+            var reckoning = "The sign is the lunar year's, which begins at the lunar new year; the year pillar counts from Li Chun, as Ba Zi does."
         }
         var zodiac: Zodiac
         var nickname: String

@@ -229,7 +229,9 @@ final class FakeAstrology: Sendable {
         ],
         dayMaster: .init(stem: "Geng", element: "metal", polarity: "yang"),
         elements: ["wood": 0, "fire": 2, "earth": 2, "metal": 3, "water": 1],
-        zodiacAnimal: "horse", solarYearAnimal: "horse", lunarDate: .init(year: 1990, month: 4, leap: false, day: 23, monthLength: 30),
+        zodiacAnimal: "horse", solarYearAnimal: "horse",
+        lunarYear: .init(year: 1990, stem: "Geng", stemHanzi: "庚", branch: "Wu", branchHanzi: "午", element: "metal", polarity: "yang", animal: "horse"),
+        lunarDate: .init(year: 1990, month: 4, leap: false, day: 23, monthLength: 30),
         options: .init(dayBoundary: "23:00", solarTime: "clock"), timeKnown: true, warnings: [])
 
     func serve<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
