@@ -36,4 +36,9 @@ say "running tests"
 # services at once on 2 cores made tests that take seconds alone take minutes, past their clients' timeouts. The
 # whole run is also faster this way (330 s against 382 s, the same machine and build).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-12}"
+# Every problem any process answers goes to one file; after the suite, each `detail` must read as a sentence for a
+# person (no type dumps, source paths or addresses). Only for a whole run: a filtered one proves nothing.
+export LANTERN_PROBLEM_LOG="$STATE/test/problems.jsonl"
+rm -f "$LANTERN_PROBLEM_LOG"
 swift test --skip-build "$@"
+if [ $# -eq 0 ]; then python3 "$ROOT/scripts/problem-details-check.py" "$LANTERN_PROBLEM_LOG"; fi

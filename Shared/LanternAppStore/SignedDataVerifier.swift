@@ -119,6 +119,13 @@ public struct SignedDataVerifier: Sendable {
         guard age <= maximumAge else {
             throw AppStoreVerificationError(.tooOld, "signed \(Int(age / 86_400)) days ago; at most \(Int(maximumAge / 86_400)) days are accepted")
         }
+        // The payload's shape first, with the field it lacks named: the verification below would wrap the same
+        // decoding error in jwt-kit's own (an unreadable dump for the client).
+        do { _ = try JSONDecoder().decode(Payload.self, from: payloadData) } catch let error as DecodingError {
+            throw AppStoreVerificationError(.malformed, "the payload is not what Apple signs: \(Self.describe(error))")
+        } catch {
+            throw AppStoreVerificationError(.malformed, "the payload is not what Apple signs")
+        }
         let chainKey = (header.x5c ?? []).joined(separator: ".")
         if let known = chains[chainKey], known.validity.contains(signedAt) {
             return try Self.verifySignature(jws, parts: parts, key: known.key, payload: payloadData, as: Payload.self)
@@ -129,14 +136,36 @@ public struct SignedDataVerifier: Sendable {
             chains.remember(chainKey, x5c: header.x5c ?? [])
             return payload
         } catch let error as JWTError where error.errorType == .invalidX5CChain {
-            throw AppStoreVerificationError(.chain, "the certificate chain does not verify: \(error.reason ?? "\(error)")")
+            throw AppStoreVerificationError(.chain, Self.chainRefusal(x5c: header.x5c ?? [], signedAt: signedAt))
         } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
             throw AppStoreVerificationError(.signature, "the signature does not match the leaf certificate")
         } catch let error as DecodingError {
             throw AppStoreVerificationError(.malformed, "the payload is not what Apple signs: \(Self.describe(error))")
         } catch {
-            throw AppStoreVerificationError(.signature, "the JWS does not verify: \(error)")
+            // Certificates that are not DER, a key of another curve…: what the library says is a type dump.
+            throw AppStoreVerificationError(.chain, "the x5c certificates or the signature cannot be read as Apple's (ES256 over P-256, DER certificates)")
         }
+    }
+
+    /// A sentence for why the chain was refused, read from the certificates themselves (swift-certificates' own
+    /// policy failures are long dumps of them): not DER, Apple's markers missing, a certificate not valid when the
+    /// payload was signed, or else no path to a trusted root.
+    static func chainRefusal(x5c: [String], signedAt: Date) -> String {
+        let certificates = x5c.compactMap { Data(base64Encoded: $0).flatMap { try? Certificate(derEncoded: Array($0)) } }
+        guard certificates.count == x5c.count, certificates.count == 3 else {
+            return "the x5c certificates cannot be read (three DER certificates in base64: leaf, intermediate, root)"
+        }
+        if certificates[0].extensions[oid: leafMarker] == nil {
+            return "the certificate chain is not Apple's: the leaf lacks Apple's marker 1.2.840.113635.100.6.11.1"
+        }
+        if certificates[1].extensions[oid: intermediateMarker] == nil {
+            return "the certificate chain is not Apple's: the intermediate lacks Apple's marker 1.2.840.113635.100.6.2.1"
+        }
+        if let stale = certificates.firstIndex(where: { !($0.notValidBefore...$0.notValidAfter).contains(signedAt) }) {
+            let which = ["leaf", "intermediate", "root"][stale]
+            return "the \(which) certificate was not valid when the payload was signed (\(RFC3339.string(from: signedAt)))"
+        }
+        return "the certificate chain does not lead to a trusted Apple root"
     }
 
     /// ES256 over `header.payload` with a leaf key whose chain was verified before, then the payload decoded.
@@ -153,12 +182,18 @@ public struct SignedDataVerifier: Sendable {
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    /// The field and what is wrong with it, in words (never the decoder's debug description).
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
+            (context.codingPath + (key.map { [$0] } ?? [])).map(\.stringValue).filter { !$0.isEmpty }.joined(separator: ".")
+        }
         switch error {
-        case .keyNotFound(let key, _): "missing '\(key.stringValue)'"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' \(context.debugDescription)"
-        @unknown default: "\(error)"
+        case .keyNotFound(let key, let context): return "'\(path(context, key))' is missing"
+        case .valueNotFound(_, let context): return "'\(path(context))' is null"
+        case .typeMismatch(let type, let context): return "'\(path(context))' is not \(type == String.self ? "a string" : "a number or a value of the expected kind")"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "it is not JSON" : "'\(path(context))' has a value Apple never signs"
+        @unknown default: return "it does not have the expected fields"
         }
     }
 }

@@ -26,11 +26,21 @@ extension Problem {
             if field.isEmpty {
                 self = .badRequest("The body is not valid JSON.", code: "malformed_json")
             } else {
-                self = .invalid(field: field, context.debugDescription)
+                self = .invalid(field: field, Self.readable(context.debugDescription))
             }
         @unknown default:
             self = .badRequest("The body could not be read.", code: "malformed_json")
         }
+    }
+
+    /// Foundation's own wording for a value it could not take ("Cannot initialize Provider from invalid String value
+    /// facebook") said for a person; the messages Lantern's decoders write themselves pass as they are.
+    static func readable(_ description: String) -> String {
+        if description.hasPrefix("Cannot initialize "), let value = description.range(of: " value ") {
+            return "is not one of the accepted values ('\(description[value.upperBound...])')"
+        }
+        if description.contains("does not fit in") { return "is out of range" }
+        return description
     }
 
     private static func describe(_ type: Any.Type) -> String {

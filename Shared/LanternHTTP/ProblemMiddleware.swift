@@ -79,7 +79,25 @@ extension Problem {
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         let data = (try? JSONEncoder.lantern.encode(self)) ?? Data(#"{"status":500}"#.utf8)
+        ProblemRecorder.record(data)
         return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Every problem a process answers, one JSON line each, appended to `LANTERN_PROBLEM_LOG` when that is set: `make
+/// test` sets it for the whole suite, and `scripts/problem-details-check.py` then fails on any `detail` that is not a
+/// sentence for a person (a type dump, a source path). Unset (always, outside tests), it costs one branch.
+enum ProblemRecorder {
+    private static let file: Int32? = ProcessInfo.processInfo.environment["LANTERN_PROBLEM_LOG"].flatMap { path in
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        return descriptor >= 0 ? descriptor : nil
+    }
+
+    static func record(_ json: Data) {
+        guard let file else { return }
+        // One write per line: O_APPEND keeps the lines of concurrent writers (tests, the stack's processes) whole.
+        let line = json + Data("\n".utf8)
+        _ = line.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
     }
 }
 

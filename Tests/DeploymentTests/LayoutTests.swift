@@ -22,30 +22,24 @@ struct LayoutTests {
         })
     }
 
-    /// The library folders of the services (`Services/<Name>/Sources/<Library>` holding `Application+build.swift`).
-    static func serviceLibraries() -> [URL] {
+    /// The target folders `Services/<Name>/Sources/<Target>` that hold `entry(target)`.
+    static func targets(holding entry: (String) -> String) -> [URL] {
         let services = ComposeTests.root.appendingPathComponent("Services")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: services.path)) ?? []
         return names.sorted().flatMap { name -> [URL] in
             let sources = services.appendingPathComponent(name).appendingPathComponent("Sources")
             let targets = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
             return targets.sorted().map { sources.appendingPathComponent($0) }
-                .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent("Application+build.swift").path) }
+                .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent(entry($0.lastPathComponent)).path) }
         }
     }
 
+    /// The library folders of the services (`Services/<Name>/Sources/<Library>` holding `Application+build.swift`).
+    static func serviceLibraries() -> [URL] { targets { _ in "Application+build.swift" } }
+
     /// The app targets of a service that serves several apps (`Services/Content/Sources/<App>` holding `<App>App.swift`):
     /// the same template, with the app's entry point in place of `Application+build.swift`.
-    static func appLibraries() -> [URL] {
-        let services = ComposeTests.root.appendingPathComponent("Services")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: services.path)) ?? []
-        return names.sorted().flatMap { name -> [URL] in
-            let sources = services.appendingPathComponent(name).appendingPathComponent("Sources")
-            let targets = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
-            return targets.sorted().map { sources.appendingPathComponent($0) }
-                .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent("\($0.lastPathComponent)App.swift").path) }
-        }
-    }
+    static func appLibraries() -> [URL] { targets { "\($0)App.swift" } }
 
     @Test("a Domain file imports Foundation and contracts, never HTTP, SQL, Redis or the transport")
     func domainIsPure() throws {

@@ -70,6 +70,59 @@ struct SignedDataVerifierTests {
         }
     }
 
+    @Test("each refusal says in a sentence what was wrong (issue #23 item 3): no markers, an expired leaf, x5c of garbage, a field missing, an unknown environment")
+    func readableRefusals() async throws {
+        func message(_ body: () async throws -> some Any) async -> String {
+            do {
+                _ = try await body()
+                return "accepted"
+            } catch let error as AppStoreVerificationError {
+                return error.message
+            } catch {
+                return "\(error)"
+            }
+        }
+        func readable(_ text: String) -> Bool {
+            text.count < 300 && ["Error(", "Error.", ".swift:", "DecodingError", "JWTKit", "ASN1", "PolicyFailure", "0x", "Cannot initialize",
+                                 "CodingKeys", "debugDescription", "Optional("].allSatisfy { !text.contains($0) }
+        }
+        var noLeafMarker = TestAppStore.Options()
+        noLeafMarker.leafMarker = false
+        let unmarked = try TestAppStore(options: noLeafMarker)
+        let unmarkedMessage = await message {
+            try await verifier(trusting: unmarked).verifyTransaction(try unmarked.sign(unmarked.transaction(bundleId: bundle, productId: product, accountToken: UUID())))
+        }
+        #expect(readable(unmarkedMessage) && unmarkedMessage.contains("the leaf lacks Apple's marker 1.2.840.113635.100.6.11.1"), "\(unmarkedMessage)")
+
+        var expiredOptions = TestAppStore.Options()
+        expiredOptions.leafValidity = -86_400 * 400 ... -86_400
+        let expired = try TestAppStore(options: expiredOptions)
+        let expiredMessage = await message {
+            try await verifier(trusting: expired).verifyTransaction(try expired.sign(expired.transaction(bundleId: bundle, productId: product, accountToken: UUID())))
+        }
+        #expect(readable(expiredMessage) && expiredMessage.contains("the leaf certificate was not valid when the payload was signed"), "\(expiredMessage)")
+
+        // x5c of three certificates that are not DER at all, signed by a key of its own.
+        let store = try TestAppStore()
+        let payload = try JSONEncoder().encode(store.transaction(bundleId: bundle, productId: product, accountToken: UUID()))
+        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "x5c": ["Z2FyYmFnZQ==", "Z2FyYmFnZQ==", "Z2FyYmFnZQ=="]])
+        let input = TestAppStore.base64URL(header) + "." + TestAppStore.base64URL(payload)
+        let garbage = input + "." + TestAppStore.base64URL(try P256.Signing.PrivateKey().signature(for: Data(input.utf8)).rawRepresentation)
+        let garbageMessage = await message { try await verifier(trusting: store).verifyTransaction(garbage) }
+        #expect(readable(garbageMessage) && garbageMessage.contains("x5c"), "\(garbageMessage)")
+
+        // A notification without notificationType, and a transaction of an environment that does not exist.
+        struct Untyped: Encodable { var notificationUUID = UUID().uuidString; var signedDate = Int64(Date().timeIntervalSince1970 * 1000) }
+        let untypedMessage = await message { try await verifier(trusting: store).verifyNotification(try store.sign(Untyped())) }
+        #expect(readable(untypedMessage) && untypedMessage.contains("'notificationType' is missing"), "\(untypedMessage)")
+        var bogus = try JSONSerialization.jsonObject(with: payload) as? [String: Any] ?? [:]
+        bogus["environment"] = "Bogus"
+        let bogusMessage = await message {
+            try await verifier(trusting: store).verifyTransaction(try store.sign(RawJSON(bogus)))
+        }
+        #expect(readable(bogusMessage) && bogusMessage.contains("'environment'"), "\(bogusMessage)")
+    }
+
     @Test("a payload changed after signing, or a signature from a key not in the chain, is refused")
     func tampered() async throws {
         let store = try TestAppStore()
@@ -218,5 +271,16 @@ extension Data {
     var base64URL: String {
         base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// Any JSON object, encoded as it is (to sign payloads a `Codable` type could not hold).
+private struct RawJSON: Encodable {
+    let object: [String: Any]
+    init(_ object: [String: Any]) { self.object = object }
+    func encode(to encoder: any Encoder) throws {
+        let data = try JSONSerialization.data(withJSONObject: object)
+        let value = try JSONDecoder().decode(JSONValue.self, from: data)
+        try value.encode(to: encoder)
     }
 }

@@ -45,3 +45,22 @@ struct RetryAfterTests {
         #expect(try await cache.token() == "token-3")
     }
 }
+
+@Suite("Problems people can read")
+struct ReadableProblemTests {
+    enum Provider: String, Decodable { case google, apple }
+    struct Body: Decodable { var provider: Provider }
+
+    @Test("a value an enum does not take is named in words, not in Foundation's debug description")
+    func enumValue() throws {
+        do {
+            _ = try JSONDecoder().decode(Body.self, from: Data(#"{"provider":"facebook"}"#.utf8))
+            Issue.record("decoded")
+        } catch let error as DecodingError {
+            let problem = Problem(decoding: error)
+            #expect(problem.status == 422 && problem.errors?.first?.field == "provider")
+            #expect(problem.errors?.first?.message == "is not one of the accepted values ('facebook')", "\(problem)")
+            #expect(!(problem.detail ?? "").contains("Cannot initialize"))
+        }
+    }
+}

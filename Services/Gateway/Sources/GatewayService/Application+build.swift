@@ -14,15 +14,10 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
-public struct GatewayDependencies: Sendable {
-    public var clock: WallClock
-    public init(clock: WallClock = .system) { self.clock = clock }
-}
-
 /// Builds the gateway: the only public entry of Lantern.
 public func buildGatewayApplication(
     _ configuration: GatewayConfiguration,
-    dependencies: GatewayDependencies = .init(),
+    dependencies: ServiceDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
     let clock = dependencies.clock

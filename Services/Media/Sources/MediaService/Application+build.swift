@@ -11,14 +11,15 @@ import LanternTokens
 import Logging
 import NIOPosix
 
-/// Swappable dependencies of `media`; tests replace the clock and where photo bytes go.
-public struct MediaDependencies: Sendable {
-    public var clock: WallClock
-    /// Default: `DirectoryPhotoFiles` at `MEDIA_STORAGE_DIR`.
-    public var photoFiles: (any PhotoFiles)?
-    public init(clock: WallClock = .system, photoFiles: (any PhotoFiles)? = nil) {
-        self.clock = clock
-        self.photoFiles = photoFiles
+/// Where media keeps photo bytes, when a test replaces it (default: `MEDIA_STORAGE`'s folder or bucket).
+public enum PhotoFilesDependency: ServiceDependencyKey {
+    public typealias Value = any PhotoFiles
+}
+
+extension ServiceDependencies {
+    public var photoFiles: (any PhotoFiles)? {
+        get { self[PhotoFilesDependency.self] }
+        set { self[PhotoFilesDependency.self] = newValue }
     }
 }
 
@@ -26,7 +27,7 @@ public struct MediaDependencies: Sendable {
 /// copy of pairings and names and erases photos when a pairing or an account ends.
 public func buildMediaApplication(
     _ configuration: MediaConfiguration,
-    dependencies: MediaDependencies = .init(),
+    dependencies: ServiceDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
     var service = ServiceBuilder("media", process: configuration.process, streamPrefix: configuration.streamPrefix,

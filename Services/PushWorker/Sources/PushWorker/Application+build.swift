@@ -10,15 +10,24 @@ import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 
-public struct PushWorkerDependencies: Sendable {
-    public var clock: WallClock
-    /// Replaces the providers built from the configuration (tests).
-    public var apns: (any PushProvider)?
-    public var fcm: (any PushProvider)?
-    public init(clock: WallClock = .system, apns: (any PushProvider)? = nil, fcm: (any PushProvider)? = nil) {
-        self.clock = clock
-        self.apns = apns
-        self.fcm = fcm
+/// The APNs and FCM providers, when a test replaces those built from the configuration.
+public enum APNsProviderDependency: ServiceDependencyKey {
+    public typealias Value = any PushProvider
+}
+
+public enum FCMProviderDependency: ServiceDependencyKey {
+    public typealias Value = any PushProvider
+}
+
+extension ServiceDependencies {
+    public var apns: (any PushProvider)? {
+        get { self[APNsProviderDependency.self] }
+        set { self[APNsProviderDependency.self] = newValue }
+    }
+
+    public var fcm: (any PushProvider)? {
+        get { self[FCMProviderDependency.self] }
+        set { self[FCMProviderDependency.self] = newValue }
     }
 }
 
@@ -27,7 +36,7 @@ public struct PushWorkerDependencies: Sendable {
 /// HTTP port answers `/health/live` only and everything else is on its operations port.
 public func buildPushWorkerApplication(
     _ configuration: PushWorkerConfiguration,
-    dependencies: PushWorkerDependencies = .init(),
+    dependencies: ServiceDependencies = .init(),
     logger: Logger? = nil
 ) async throws -> some ApplicationProtocol {
     let clock = dependencies.clock

@@ -61,7 +61,7 @@ struct BaziReadings: Sendable {
             elements: elements, zodiacAnimal: lunarBranch.animal, solarYearAnimal: pillars.year.branch.animal,
             lunarYear: .init(year: lunar.year, stem: lunarStem.name, stemHanzi: lunarStem.hanzi, branch: lunarBranch.name, branchHanzi: lunarBranch.hanzi,
                              element: lunarStem.element.rawValue, polarity: lunarStem.polarity.rawValue, animal: lunarBranch.animal),
-            lunarDate: .init(year: lunar.year, month: lunar.month, leap: lunar.leap, day: lunar.day, monthLength: lunar.monthLength),
+            lunarDate: lunar,
             options: .init(dayBoundary: boundary.rawValue, solarTime: solarTime.rawValue), timeKnown: moment.timeKnown,
             warnings: warnings.map { .init(code: $0.code, message: $0.message) })
     }

@@ -1,5 +1,6 @@
 import Ephemeris
 import Foundation
+import LanternContracts
 import Synchronization
 
 /// A civil date without time or zone.
@@ -80,13 +81,8 @@ public enum LunisolarCalendar: String, CaseIterable, Codable, Sendable {
         public var year: Int
     }
 
-    public struct LunarDate: Codable, Sendable, Equatable {
-        public var year: Int
-        public var month: Int
-        public var leap: Bool
-        public var day: Int
-        public var monthLength: Int
-    }
+    /// A date in the calendar: the contract's (`BaziAnswer.LunarDate`), which astrology's answers carry.
+    public typealias LunarDate = BaziAnswer.LunarDate
 }
 
 /// Computes and caches the months of each "solstice year" (11th month to 11th month).
