@@ -13,16 +13,23 @@ public enum RetryAfter {
         if let seconds = Double(value), seconds.isFinite {
             return seconds >= 0 ? .milliseconds(Int64(min(seconds, 86_400) * 1000)) : nil
         }
-        guard let date = httpDate(value) else { return nil }
+        guard let date = HTTPDate.date(from: value) else { return nil }
         return .milliseconds(max(0, Int64(date.timeIntervalSince(now) * 1000)))
     }
+}
 
-    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110 requires senders to use.
-    static func httpDate(_ text: String) -> Date? {
+/// HTTP's date format, IMF-fixdate (RFC 9110 §5.6.7: `Sun, 06 Nov 1994 08:49:37 GMT`): what `Retry-After` and `Date`
+/// carry. One formatter per call: `DateFormatter` is not `Sendable`, and these are rare (a retry, a development stack).
+public enum HTTPDate {
+    public static func string(from date: Date) -> String { formatter().string(from: date) }
+
+    public static func date(from text: String) -> Date? { formatter().date(from: text) }
+
+    private static func formatter() -> DateFormatter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text)
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
     }
 }

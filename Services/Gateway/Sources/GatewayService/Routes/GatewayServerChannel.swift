@@ -299,16 +299,7 @@ final class DevelopmentDateHeader: ChannelOutboundHandler, RemovableChannelHandl
             context.write(data, promise: promise)
             return
         }
-        head.headers.replaceOrAdd(name: "date", value: Self.imfFixdate(WallClock.system.now()))
+        head.headers.replaceOrAdd(name: "date", value: HTTPDate.string(from: WallClock.system.now()))
         context.write(wrapOutboundOut(.head(head)), promise: promise)
-    }
-
-    /// RFC 9110 §5.6.7: `Sun, 06 Nov 1994 08:49:37 GMT`.
-    static func imfFixdate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }
