@@ -21,12 +21,12 @@ struct UserReply: Decodable {
     var displayName: String?
 }
 
-extension EndToEnd {
+extension EndToEnd.Shared {
 @Suite("End to end through the gateway", .serialized)
 struct AccountJourneyTests {
     @Test("device sign-in, /v1/me, rename, refresh rotation and reuse detection, account deletion seen on the bus")
     func accountJourney() async throws {
-        try await Stack.run { stack in
+        try await Stack.shared { stack in
             // A deployment's clock is the machine's: time travel is refused outside development.
             var travel = HTTPClientRequest(url: stack.operations["gateway", default: ""] + "/development/clock")
             travel.method = .POST
@@ -84,7 +84,7 @@ struct AccountJourneyTests {
 
     @Test("bad input through the gateway: the right 4xx problem, never a 500")
     func badInput() async throws {
-        try await Stack.run { stack in
+        try await Stack.shared { stack in
             let cases: [(String, String, String?, String, Int, String)] = [
                 ("POST", "/v1/auth/device", #"{"deviceId":"#, "application/json", 400, "malformed_json"),
                 ("POST", "/v1/auth/device", #"{"deviceId":1,"app":"luckyday"}"#, "application/json", 422, "validation_failed"),

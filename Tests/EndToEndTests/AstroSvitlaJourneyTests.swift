@@ -6,10 +6,10 @@ import LanternLLM
 import LanternTestSupport
 import Testing
 
-extension EndToEnd {
+extension EndToEnd.Shared {
 @Suite("AstroSvitla reports end to end through the gateway", .serialized)
 struct AstroSvitlaJourneyTests {
-    static let bundle = "app.lantern.astrosvitla"
+    static let bundle = SharedStack.bundle
 
     struct Catalogue: Decodable {
         struct Area: Decodable { var area: String; var purchased: Bool; var reportId: String? }
@@ -21,18 +21,11 @@ struct AstroSvitlaJourneyTests {
     }
     struct List: Decodable { struct Chart: Decodable { var chart: String; var reports: [Report] }; var charts: [Chart] }
 
-    /// content trusting `store`'s root instead of Apple's.
-    static func withStack(_ store: TestAppStore, places: Bool = true, _ body: @Sendable (Stack) async throws -> Void) async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-appstore-\(UUID().uuidString).pem")
-        try store.rootPEM.write(to: root, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: root) }
-        try await Stack.run(places: places, content: ["APPSTORE_ROOT_CERTIFICATES": root.path, "ASTROSVITLA_BUNDLE_ID": bundle], body)
-    }
-
     @Test("device sign-in → chart → catalogue → purchase → report ready (socket) → Ukrainian report → list → PDF → reinstall (same device) → restored")
     func journey() async throws {
-        let store = try TestAppStore()
-        try await Self.withStack(store) { stack in
+        try await Stack.shared { stack in
+            // content trusts this test App Store's root instead of Apple's.
+            let store = try #require(stack.appStore)
             let device = UUID().uuidString
             let signIn = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(device)","app":"astrosvitla"}"#)
             #expect(signIn.status == 201, "\(signIn.text)")
@@ -98,7 +91,7 @@ struct AstroSvitlaJourneyTests {
 
     @Test("every chart gets specific material in every area: 300 random births 1900–2100 from the real astrology, ≥ 6 rules per area")
     func coverage() async throws {
-        try await Self.withStack(try TestAppStore(), places: false) { stack in
+        try await Stack.shared { stack in
             let token = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"astrosvitla"}"#)
                 .json(TokenReply.self).accessToken
             let (_, book, _) = try AstroSvitlaContent.catalogue()

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-extension EndToEnd {
+extension EndToEnd.Shared {
 @Suite("AstroSvitla end to end through the gateway", .serialized)
 struct AstrologyJourneyTests {
     @Test("a signed-in app gets a natal chart through the gateway; bad input is a 422 naming the field")
     func natalChart() async throws {
-        try await Stack.run { stack in
+        try await Stack.shared { stack in
             let signIn = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"astrosvitla"}"#)
             #expect(signIn.status == 201, "\(signIn.text)")
             let token = try signIn.json(TokenReply.self).accessToken
@@ -28,7 +28,7 @@ struct AstrologyJourneyTests {
 
     @Test("the app finds a birth place by a misspelt name, in Ukrainian too, and charts a birth by the place's id")
     func placeToChart() async throws {
-        try await Stack.run(places: true) { stack in
+        try await Stack.shared { stack in
             let signIn = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"astrosvitla"}"#)
             let token = try signIn.json(TokenReply.self).accessToken
             struct Places: Decodable {

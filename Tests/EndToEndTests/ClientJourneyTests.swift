@@ -5,7 +5,7 @@ import OpenAPIURLSession
 import Synchronization
 import Testing
 
-extension EndToEnd {
+extension EndToEnd.Shared {
     /// The generated Swift client (Clients/LanternClient, `make client`) over URLSession, as an iOS app uses it,
     /// against the running stack: if the document and the services drift apart, this journey stops compiling or
     /// stops decoding.
@@ -17,7 +17,7 @@ extension EndToEnd {
 
         @Test("device sign-in → misspelt place search → natal chart, and a bad date as a typed 422 problem naming the field")
         func journey() async throws {
-            try await Stack.run(places: true) { stack in
+            try await Stack.shared { stack in
                 let token = Token()
                 let client = Client.lantern(serverURL: try #require(URL(string: stack.gateway)), transport: URLSessionTransport()) {
                     token.value.withLock { $0 }

@@ -2,7 +2,7 @@ import Foundation
 import LanternTestSupport
 import Testing
 
-extension EndToEnd {
+extension EndToEnd.Shared {
 @Suite("Lucky Day end to end through the gateway", .serialized)
 struct LuckyDayJourneyTests {
     struct Profile: Decodable {
@@ -24,12 +24,14 @@ struct LuckyDayJourneyTests {
 
     @Test("device sign-in → profile from a gazetteer place (pillars by the real astrology, texts by a model) → cookie → break twice → refused → widget")
     func journey() async throws {
-        let llm = FakeLLMServers()
-        llm.script("gemini-2.5-flash",
-                   .ok(#"{"nickname":"Quiet Metal Horse","poems":{"year":"Your Destiny rides out on a Metal Horse.","month":"Your Environment glows like a forge at dusk.","day":"Your Essence is a bell that rings long after it is struck.","hour":"Your Inner Heart keeps a quiet spring."},"essence":["The Horse in you runs toward open country.","A bright blade rests at your core.","Let what is missing grow slowly."]}"#),
-                   .ok("The bell you rang years ago still carries; today someone finally hears it. Smile back."))
-        llm.forbid("Kyiv", "Київ", "1990", "14:35", "703448", "Europe/Kyiv")
-        try await Stack.run(places: true, llm: llm) { stack in
+        try await Stack.shared { stack in
+            // The shared stack's fake models: profiles on gemini-2.5-flash, fortunes on gemini-2.5-flash-lite.
+            let llm = try #require(stack.llm)
+            llm.reset()
+            llm.script("gemini-2.5-flash",
+                       .ok(#"{"nickname":"Quiet Metal Horse","poems":{"year":"Your Destiny rides out on a Metal Horse.","month":"Your Environment glows like a forge at dusk.","day":"Your Essence is a bell that rings long after it is struck.","hour":"Your Inner Heart keeps a quiet spring."},"essence":["The Horse in you runs toward open country.","A bright blade rests at your core.","Let what is missing grow slowly."]}"#))
+            llm.script("gemini-2.5-flash-lite", .ok("The bell you rang years ago still carries; today someone finally hears it. Smile back."))
+            llm.forbid("Kyiv", "Київ", "1990", "14:35", "703448", "Europe/Kyiv")
             let signIn = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"luckyday"}"#)
             #expect(signIn.status == 201, "\(signIn.text)")
             let reply = try signIn.json(TokenReply.self)
@@ -80,7 +82,8 @@ struct LuckyDayJourneyTests {
             let etag = try #require(widget.headers.first(name: "ETag"))
             let same = try await stack.call(.GET, "/v1/widgets/luckyday", token: token, headers: [("If-None-Match", etag)])
             #expect(same.status == 304)
-            #expect(!llm.received.isEmpty, "the model was asked")
+            #expect(!llm.received(model: "gemini-2.5-flash").isEmpty && !llm.received(model: "gemini-2.5-flash-lite").isEmpty, "the models were asked")
+            #expect(llm.privacyViolations.isEmpty, "\(llm.privacyViolations)")
         }
     }
 }

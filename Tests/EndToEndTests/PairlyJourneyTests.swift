@@ -2,7 +2,7 @@ import Foundation
 import LanternTestSupport
 import Testing
 
-extension EndToEnd {
+extension EndToEnd.Shared {
 @Suite("Pairly end to end through the gateway", .serialized)
 struct PairlyJourneyTests {
     static func fixture(_ name: String) throws -> [UInt8] {
@@ -14,7 +14,9 @@ struct PairlyJourneyTests {
 
     @Test("pair with a code, share a photo (EXIF gone), replace it, retry safely, disconnect and lose it")
     func journey() async throws {
-        try await Stack.run { stack in
+        try await Stack.shared { stack in
+            // The push worker's count of identity events so far: the stack is shared with the journeys before.
+            let handledBefore = try await stack.pushWorkerIdentityEventsHandled()
             func signIn(_ name: String) async throws -> TokenReply {
                 let reply = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"pairly"}"#)
                 #expect(reply.status == 201, "\(reply.text)")
@@ -31,12 +33,15 @@ struct PairlyJourneyTests {
                                          json: #"{"platform":"ios","pushToken":"\#(iphone)","locale":"en-GB"}"#).status < 300)
             #expect(try await stack.call(.PUT, "/v1/me/devices/pixel-1", token: b.accessToken,
                                          json: #"{"platform":"android","pushToken":"\#(android)","locale":"uk"}"#).status < 300)
+            // What reached these two phones (the fake services also hear the journeys before this one).
             @Sendable func alerts() -> [String] {
-                stack.push.apnsRequests.compactMap { (($0.json?["aps"] as? [String: Any])?["alert"] as? [String: String])?["body"] }
-                    + stack.push.fcmRequests.compactMap { (($0.json?["message"] as? [String: Any])?["notification"] as? [String: String])?["body"] }
+                stack.push.apnsRequests.filter { $0.path.hasSuffix(iphone) }
+                    .compactMap { (($0.json?["aps"] as? [String: Any])?["alert"] as? [String: String])?["body"] }
+                    + stack.push.fcmRequests.filter { ($0.json?["message"] as? [String: Any])?["token"] as? String == android }
+                    .compactMap { (($0.json?["message"] as? [String: Any])?["notification"] as? [String: String])?["body"] }
             }
             // The push worker learns of devices from identity's events (2 sign-ups, 2 renames, 2 devices): wait for them.
-            #expect(try await eventually { try await stack.pushWorkerIdentityEventsHandled() >= 6 })
+            #expect(try await eventually { try await stack.pushWorkerIdentityEventsHandled() >= handledBefore + 6 })
             struct Invite: Decodable { var code: String }
             let invite = try await stack.call(.POST, "/v1/pairing/invites", token: a.accessToken)
             #expect(invite.status == 201)
@@ -59,7 +64,8 @@ struct PairlyJourneyTests {
 
             // Bohdan's phone gets a silent push for the widget and a visible one.
             #expect(try await eventually { alerts().contains("Ana надсилає вам момент.") })
-            #expect(stack.push.fcmRequests.contains { (($0.json?["message"] as? [String: Any])?["data"] as? [String: String])?["kind"] == "pairly.moment_shared"
+            #expect(stack.push.fcmRequests.contains { ($0.json?["message"] as? [String: Any])?["token"] as? String == android
+                && (($0.json?["message"] as? [String: Any])?["data"] as? [String: String])?["kind"] == "pairly.moment_shared"
                 && ($0.json?["message"] as? [String: Any])?["notification"] == nil })
             let photo = try await stack.call(.GET, "/v1/moments/current", token: b.accessToken)
             #expect(photo.status == 200)

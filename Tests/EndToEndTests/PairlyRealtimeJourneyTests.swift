@@ -5,7 +5,7 @@ import Logging
 import Synchronization
 import Testing
 
-extension EndToEnd {
+extension EndToEnd.Shared {
 @Suite("Pairly real time end to end", .serialized)
 struct PairlyRealtimeJourneyTests {
     /// A `/v1/realtime` socket through the gateway that keeps every frame it receives, until the server closes it.
@@ -42,7 +42,7 @@ struct PairlyRealtimeJourneyTests {
 
     @Test("Bohdan's socket hears, in order of events, the pairing, Ana's photo, her new name, the disconnection; deleting his account closes it")
     func realtime() async throws {
-        try await Stack.run { stack in
+        try await Stack.shared { stack in
             func signIn(_ name: String) async throws -> TokenReply {
                 let tokens = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"pairly"}"#).json(TokenReply.self)
                 #expect(try await stack.call(.PATCH, "/v1/me", token: tokens.accessToken, json: #"{"displayName":"\#(name)"}"#).status == 200)

@@ -1,9 +1,8 @@
 import Foundation
-import Hummingbird
 import LanternTestSupport
 import Testing
 
-extension EndToEnd {
+extension EndToEnd.Shared {
     /// schemathesis (PyPI) against the OpenAPI document the gateway serves, on the running stack: no answer may be a
     /// 5xx (`not_a_server_error`) and every answer must match the document (`response_schema_conformance`), with no
     /// token and with the token of each app that has routes. A fixed seed keeps CI's run the same each time.
@@ -29,30 +28,23 @@ extension EndToEnd {
                 if FileManager.default.isExecutableFile(atPath: candidate.path) { found = candidate }
             }
             let tool = try #require(found, "schemathesis is not installed (scripts/test.sh installs it from PyPI)")
-            // Google and Apple sign-in configured, their key sets empty and local: a made-up ID token is a 401, not
-            // a 503 for a provider that is not set up or whose keys cannot be fetched.
-            let keys = Router()
-            keys.get("/keys") { _, _ in Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: #"{"keys":[]}"#))) }
-            try await LoopbackServer.run(router: keys) { port in
-                let identity = ["GOOGLE_CLIENT_IDS": "e2e.apps.googleusercontent.com", "GOOGLE_JWKS_URL": "http://127.0.0.1:\(port)/keys",
-                                "APPLE_CLIENT_IDS": "app.lantern.e2e", "APPLE_JWKS_URL": "http://127.0.0.1:\(port)/keys",
-                                "LANTERN_ENVIRONMENT": "development"]
-                try await Stack.run(places: true, environment: ["identity": identity]) { stack in
-                    var tokens: [(String, String?)] = [("anonymous", nil)]
-                    for app in ["astrosvitla", "luckyday", "pairly"] {
-                        let reply = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"\#(app)"}"#)
-                        tokens.append((app, try reply.json(TokenReply.self).accessToken))
-                    }
-                    for (who, token) in tokens {
-                        var arguments = ["run", stack.gateway + "/openapi.yaml", "--url", stack.gateway,
-                                         "--checks", "not_a_server_error,response_schema_conformance",
-                                         "--phases", "examples,fuzzing", "--max-examples", "5", "--seed", "2026", "--workers", "1",
-                                         "--request-timeout", "20", "--no-color"]
-                        if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
-                        let output = try await ChildProcess.run(tool, arguments)
-                        let text = String(decoding: output.stdout, as: UTF8.self)
-                        #expect(output.status == 0, "schemathesis as \(who): \(text.suffix(4000)) \(output.stderr.suffix(1000))")
-                    }
+            // On the shared stack: Google and Apple sign-in configured, their key sets empty and local, so a made-up
+            // ID token is a 401, not a 503 for a provider that is not set up or whose keys cannot be fetched.
+            try await Stack.shared { stack in
+                var tokens: [(String, String?)] = [("anonymous", nil)]
+                for app in ["astrosvitla", "luckyday", "pairly"] {
+                    let reply = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"\#(app)"}"#)
+                    tokens.append((app, try reply.json(TokenReply.self).accessToken))
+                }
+                for (who, token) in tokens {
+                    var arguments = ["run", stack.gateway + "/openapi.yaml", "--url", stack.gateway,
+                                     "--checks", "not_a_server_error,response_schema_conformance",
+                                     "--phases", "examples,fuzzing", "--max-examples", "5", "--seed", "2026", "--workers", "1",
+                                     "--request-timeout", "20", "--no-color"]
+                    if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+                    let output = try await ChildProcess.run(tool, arguments)
+                    let text = String(decoding: output.stdout, as: UTF8.self)
+                    #expect(output.status == 0, "schemathesis as \(who): \(text.suffix(4000)) \(output.stderr.suffix(1000))")
                 }
             }
         }

@@ -10,12 +10,13 @@ import NIOFoundationCompat
 import NIOHTTP1
 import PostgresNIO
 
-/// The real executables (`identity`, `media`, `push-worker`, `astrology`, `gateway`) started as processes on free ports,
-/// against the test PostgreSQL and Redis, driven only through the gateway — as an app would. The push worker
-/// talks to fake APNs / FCM servers of this test process (`push`), over TLS and HTTP/2 like the real ones.
-/// Every end-to-end suite, one at a time: each starts the whole stack (every executable of the list), and six of
-/// them side by side starved the in-process servers of the other suites on a 2-core machine (504s in the gateway's
-/// tests, whose fake upstream could not answer within 10 s).
+/// The real executables (every one of `Services/services.tsv`) started as processes on free ports, against the
+/// test PostgreSQL and Redis, driven only through the gateway — as an app would. The push worker talks to fake
+/// APNs / FCM servers of this test process (`push`), over TLS and HTTP/2 like the real ones.
+/// The end-to-end suites run one at a time, and all but one on the same stack (`EndToEnd.Shared`, booted once):
+/// a stack per suite cost a boot of every executable each, and suites side by side starved the in-process
+/// servers of the other test targets on a 2-core machine (504s in the gateway's tests, whose fake upstream could
+/// not answer within 10 s).
 @Suite(.serialized) enum EndToEnd {}
 
 final class Stack: @unchecked Sendable {
@@ -30,6 +31,10 @@ final class Stack: @unchecked Sendable {
     var logs: [String: URL] = [:]
     /// The stack's one database (every service's schema in it).
     var databaseURL = ""
+    /// The fake models content's LLM layer calls, when the stack has them.
+    var llm: FakeLLMServers?
+    /// The test App Store whose root content trusts, when the stack has one.
+    var appStore: TestAppStore?
     let http = HTTPClient(eventLoopGroupProvider: .singleton)
     private var processes: [Process] = []
 

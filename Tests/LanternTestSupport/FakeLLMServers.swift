@@ -79,6 +79,12 @@ public final class FakeLLMServers: Sendable {
         state.withLock { $0.forbidden.formUnion(values.filter { !$0.isEmpty }) }
     }
 
+    /// Back to no scripts, nothing forbidden, nothing received: a journey on a stack shared with others starts
+    /// from here.
+    public func reset() {
+        state.withLock { $0 = State() }
+    }
+
     public var received: [Received] { state.withLock { $0.received } }
     public func received(model: String) -> [Received] { received.filter { $0.model == model } }
     public var privacyViolations: [String] { state.withLock { $0.violations } }

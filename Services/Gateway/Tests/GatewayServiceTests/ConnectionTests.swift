@@ -5,75 +5,11 @@ import NIOPosix
 import Synchronization
 import Testing
 
-/// A TCP connection to the gateway that sends raw bytes and collects everything that comes back until the gateway
-/// closes it (or `wait` runs out).
-final class RawConnection: Sendable {
-    final class Collector: ChannelInboundHandler, Sendable {
-        typealias InboundIn = ByteBuffer
-        let text = Mutex("")
-        let closed: EventLoopPromise<String>
-        init(closed: EventLoopPromise<String>) { self.closed = closed }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let chunk = String(buffer: unwrapInboundIn(data))
-            text.withLock { $0 += chunk }
-        }
-        func channelInactive(context: ChannelHandlerContext) { closed.succeed(text.withLock { $0 }) }
-        func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
-    }
-
-    let channel: any Channel
-    let closed: EventLoopFuture<String>
-    let collector: Collector
-
-    init(port: Int) async throws {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let promise = loop.makePromise(of: String.self)
-        let collector = Collector(closed: promise)
-        self.collector = collector
-        channel = try await ClientBootstrap(group: loop)
-            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) } }
-            .connect(host: "127.0.0.1", port: port).get()
-        closed = promise.futureResult
-    }
-
-    func send(_ text: String) async throws { try await channel.writeAndFlush(ByteBuffer(string: text)) }
-    func send(_ bytes: [UInt8]) async throws { try await channel.writeAndFlush(ByteBuffer(bytes: bytes)) }
-
-    /// The answer's head (through the blank line) as soon as it is complete, open connection or not.
-    func answerHead(within seconds: Int = 30) async throws -> String? {
-        for _ in 0..<(seconds * 20) {
-            let text = collector.text.withLock { $0 }
-            if let end = text.range(of: "\r\n\r\n") { return String(text[..<end.upperBound]) }
-            if !channel.isActive { return nil }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return nil
-    }
-
-    /// What came back, once the gateway closed the connection; nil if it is still open after `seconds`.
-    func closedAnswer(within seconds: Int64 = 30) async throws -> String? {
-        let loop = channel.eventLoop
-        let outcome = loop.makePromise(of: String?.self)
-        let timer = loop.scheduleTask(in: .seconds(seconds)) { outcome.succeed(nil) }
-        closed.whenComplete { result in
-            timer.cancel()
-            outcome.succeed(try? result.get())
-        }
-        let answer = try await outcome.futureResult.get()
-        if answer == nil { try? await channel.close() }
-        return answer
-    }
-}
-
 @Suite("Gateway connections")
 struct ConnectionTests {
-    func withLiveGateway(_ extra: [String: String] = [:], _ body: @Sendable (Int) async throws -> Void) async throws {
-        try await withTestGateway(.live, extra) { client, _, _ in try await body(try #require(client.port)) }
-    }
-
     @Test("bytes that are not HTTP get a 400 problem (431 for an oversize header block) and the connection is closed")
     func malformed() async throws {
-        try await withLiveGateway { port in
+        try await withLiveGateway { port, _, _ in
             let requests: [(String, String)] = [
                 ("FOO / HTTP/1.1\r\nHost: x\r\n\r\n", "400"),
                 ("GET /health/live HTTP/9.9\r\nHost: x\r\n\r\n", "400"),
@@ -96,7 +32,7 @@ struct ConnectionTests {
 
     @Test("a connection that sends no complete request head within GATEWAY_HEADER_TIMEOUT is closed; so is one idle for GATEWAY_IDLE_TIMEOUT")
     func timeouts() async throws {
-        try await withLiveGateway(["GATEWAY_HEADER_TIMEOUT": "3", "GATEWAY_IDLE_TIMEOUT": "1"]) { port in
+        try await withLiveGateway(["GATEWAY_HEADER_TIMEOUT": "3", "GATEWAY_IDLE_TIMEOUT": "1"]) { port, _, _ in
             let silent = try await RawConnection(port: port)
             #expect(try await silent.closedAnswer() == "", "a silent connection is closed without an answer")
 
@@ -113,7 +49,7 @@ struct ConnectionTests {
 
     @Test("one address holds at most GATEWAY_MAX_CONNECTIONS_PER_ADDRESS connections; the next gets 503 and is closed, a freed slot is reused")
     func perAddressCap() async throws {
-        try await withLiveGateway(["GATEWAY_MAX_CONNECTIONS_PER_ADDRESS": "3", "GATEWAY_HEADER_TIMEOUT": "60", "GATEWAY_IDLE_TIMEOUT": "300"]) { port in
+        try await withLiveGateway(["GATEWAY_MAX_CONNECTIONS_PER_ADDRESS": "3", "GATEWAY_HEADER_TIMEOUT": "60", "GATEWAY_IDLE_TIMEOUT": "300"]) { port, _, _ in
             // Kept-alive connections, each answered once, until the gateway refuses one (the test client may hold a
             // connection of its own, so the first refusal comes at the third or fourth).
             var open: [RawConnection] = []

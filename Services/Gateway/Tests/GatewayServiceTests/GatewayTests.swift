@@ -13,56 +13,6 @@ import NIOFoundationCompat
 import Synchronization
 import Testing
 
-/// A stand-in for identity and the other services: publishes a real EdDSA key set, echoes what it receives.
-final class HitCounter: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
-}
-
-struct FakeUpstream {
-    let identity: FakeIdentity
-    var issuer: AccessTokenIssuer { identity.issuer }
-    let hits = HitCounter()
-
-    init() async throws {
-        identity = try await FakeIdentity()
-    }
-
-    func router() -> Router<BasicRequestContext> {
-        let router = Router()
-        let issuer = self.issuer
-        let hits = self.hits
-        router.get("/.well-known/jwks.json") { _, _ in
-            let data = try JSONEncoder().encode(issuer.jwks)
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
-        }
-        router.get("/health/live") { _, _ in "ok" }
-        router.on("/v1/**", method: .get) { request, _ in try Self.echo(request, hits: hits) }
-        router.on("/v1/pairing", method: .get) { request, _ in try Self.echo(request, hits: hits) }
-        router.on("/v1/**", method: .post) { request, _ in try Self.echo(request, hits: hits) }
-        return router
-    }
-
-    static func echo(_ request: Request, hits: HitCounter) throws -> Response {
-        hits.increment()
-        var headers: [String: String] = [:]
-        for field in request.headers { headers[field.name.canonicalName] = field.value }
-        let data = try JSONSerialization.data(withJSONObject: ["path": request.uri.description, "headers": headers])
-        return Response(status: .created, headers: [.contentType: "application/json", .init("X-Upstream")!: "yes"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    func token(now: Date = Date()) async throws -> String {
-        try await issuer.issue(userID: UUID(), sessionID: UUID(), app: .pairly).token
-    }
-}
-
-struct Echo: Decodable {
-    var path: String
-    var headers: [String: String]
-}
-
 @Suite("Gateway")
 struct GatewayTests {
     func withGateway(_ extra: [String: String] = [:], _ body: @Sendable (any TestClientProtocol, FakeUpstream) async throws -> Void) async throws {
@@ -370,45 +320,5 @@ struct RouteTableTests {
         for (path, _) in paths where !own.contains(path) {
             #expect(RouteTable.lantern.match(path.replacingOccurrences(of: "{deviceId}", with: "x")) != nil, "\(path) has no route")
         }
-    }
-}
-
-/// A gateway over a fake upstream that plays identity (key set) and every other service (echo). An empty value
-/// in `extra` means "point this variable at the fake upstream".
-func withTestGateway(_ mode: TestingSetup, _ extra: [String: String] = [:],
-                     _ body: @Sendable (any TestClientProtocol, FakeUpstream, StreamNames) async throws -> Void) async throws {
-    let upstream = try await FakeUpstream()
-    try await LoopbackServer.run(router: upstream.router()) { port in
-        let prefix = TestEnvironment.uniquePrefix()
-        // A generous upstream timeout: only the timeout test is about it, and a loaded machine must not turn the
-        // fake upstream's answer into a 504.
-        var variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "error",
-                         "IDENTITY_URL": "http://127.0.0.1:\(port)", "HTTP_PORT": "0", "UPSTREAM_TIMEOUT": "60"]
-        for (name, value) in extra { variables[name] = value.isEmpty ? "http://127.0.0.1:\(port)" : value }
-        let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
-        try await app.test(mode) { client in try await body(client, upstream, StreamNames(prefix: prefix)) }
-    }
-}
-
-/// Runs the gateway live (WebSockets need a real socket) with a fake identity/media upstream, once it can admit a
-/// token: a handshake is refused while the gateway's first fetch of identity's key set is on its way (5 s at most,
-/// which a fresh machine starting every suite at once can take), so the body starts once a plain request with a
-/// valid token gets 426 (admitted, no upgrade asked for).
-func withLiveGateway(_ body: @Sendable (Int, FakeUpstream, StreamNames) async throws -> Void) async throws {
-    try await withTestGateway(.live) { client, upstream, streams in
-        let token = try await upstream.token()
-        let admits = try await eventually(timeout: .seconds(60)) {
-            try await client.execute(uri: "/v1/realtime", method: .get, headers: [.authorization: "Bearer \(token)"]).status.code == 426
-        }
-        try #require(admits, "the gateway never admitted a valid token")
-        try await body(try #require(client.port), upstream, streams)
-    }
-}
-
-/// The operations of docs/api/openapi.yaml, read as the gateway reads its copy (`OperationTable`).
-enum OpenAPIDocument {
-    static func paths() throws -> [(String, Set<String>)] {
-        let url = ServiceList.root.appendingPathComponent("docs/api/openapi.yaml")
-        return OperationTable(openAPI: try String(contentsOf: url, encoding: .utf8)).operations.map { ($0.path, Set($0.methods.map { $0.lowercased() })) }
     }
 }
