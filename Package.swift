@@ -179,7 +179,7 @@ let package = Package(
         ),
         .target(
             name: "LanternDatabase",
-            dependencies: ["LanternCore", postgres, lifecycle, logging],
+            dependencies: ["LanternCore", "LanternContracts", postgres, lifecycle, logging],
             path: "Shared/LanternDatabase",
             swiftSettings: strict
         ),

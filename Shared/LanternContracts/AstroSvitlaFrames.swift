@@ -4,13 +4,33 @@ import LanternCore
 /// AstroSvitla's real-time frames: a report the app is waiting for has finished (`report_ready`) or finally failed
 /// (`report_failed`); the app then fetches it (`GET /v1/reports/{reportId}`).
 public enum AstroSvitlaFrames {
-    public static let reportReady = "report_ready"
-    public static let reportFailed = "report_failed"
+    public struct ReportReady: RealtimeFrameBody {
+        public static let app = AppID.astrosvitla
+        public static let type = "report_ready"
+        public var reportId: String
+        public var chart: String
+        public var area: String
+        public var status = "ready"
 
-    public static func report(_ type: String, to user: String, reportId: String, chart: String, area: String) -> RealtimeFrame {
-        RealtimeFrame(to: [user], app: .astrosvitla, type: type, data: .object([
-            "reportId": .string(reportId), "chart": .string(chart), "area": .string(area),
-            "status": .string(type == reportReady ? "ready" : "failed"),
-        ]))
+        public init(reportId: String, chart: String, area: String) {
+            self.reportId = reportId
+            self.chart = chart
+            self.area = area
+        }
+    }
+
+    public struct ReportFailed: RealtimeFrameBody {
+        public static let app = AppID.astrosvitla
+        public static let type = "report_failed"
+        public var reportId: String
+        public var chart: String
+        public var area: String
+        public var status = "failed"
+
+        public init(reportId: String, chart: String, area: String) {
+            self.reportId = reportId
+            self.chart = chart
+            self.area = area
+        }
     }
 }

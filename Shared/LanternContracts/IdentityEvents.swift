@@ -8,13 +8,13 @@ public enum IdentityEvents {
         public static let eventType = "user.created"
         public static var stream: EventStream { IdentityEvents.stream }
         public var userId: String
-        public var app: String
+        public var app: AppID
         /// `device`, `google` or `apple`.
         public var method: String
         /// The name known at sign-up (Google profile or Apple's first sign-in), if any.
         public var displayName: String?
 
-        public init(userId: String, app: String, method: String, displayName: String?) {
+        public init(userId: String, app: AppID, method: String, displayName: String?) {
             self.userId = userId
             self.app = app
             self.method = method
@@ -27,9 +27,9 @@ public enum IdentityEvents {
         public static let eventType = "user.deleted"
         public static var stream: EventStream { IdentityEvents.stream }
         public var userId: String
-        public var app: String
+        public var app: AppID
 
-        public init(userId: String, app: String) {
+        public init(userId: String, app: AppID) {
             self.userId = userId
             self.app = app
         }
@@ -39,12 +39,12 @@ public enum IdentityEvents {
         public static let eventType = "profile.renamed"
         public static var stream: EventStream { IdentityEvents.stream }
         public var userId: String
-        public var app: String
+        public var app: AppID
         public var displayName: String
         /// The Pairly partner at the time of the change.
         public var partnerId: String?
 
-        public init(userId: String, app: String, displayName: String, partnerId: String?) {
+        public init(userId: String, app: AppID, displayName: String, partnerId: String?) {
             self.userId = userId
             self.app = app
             self.displayName = displayName
@@ -57,7 +57,7 @@ public enum IdentityEvents {
         public static let eventType = "device.registered"
         public static var stream: EventStream { IdentityEvents.stream }
         public var userId: String
-        public var app: String
+        public var app: AppID
         public var deviceId: String
         /// `ios` or `android`.
         public var platform: String
@@ -65,7 +65,7 @@ public enum IdentityEvents {
         public var locale: String?
         public var timeZone: String?
 
-        public init(userId: String, app: String, deviceId: String, platform: String, pushToken: String, locale: String?, timeZone: String?) {
+        public init(userId: String, app: AppID, deviceId: String, platform: String, pushToken: String, locale: String?, timeZone: String?) {
             self.userId = userId
             self.app = app
             self.deviceId = deviceId
@@ -80,10 +80,10 @@ public enum IdentityEvents {
         public static let eventType = "device.removed"
         public static var stream: EventStream { IdentityEvents.stream }
         public var userId: String
-        public var app: String
+        public var app: AppID
         public var deviceId: String
 
-        public init(userId: String, app: String, deviceId: String) {
+        public init(userId: String, app: AppID, deviceId: String) {
             self.userId = userId
             self.app = app
             self.deviceId = deviceId
@@ -94,13 +94,13 @@ public enum IdentityEvents {
         public static let eventType = "pairing.established"
         public static var stream: EventStream { IdentityEvents.stream }
         public var pairingId: String
-        public var app: String
+        public var app: AppID
         /// Both partners: the code's owner first, then the user who joined.
         public var userIds: [String]
         /// The owner of the invite code.
         public var invitedBy: String
 
-        public init(pairingId: String, app: String, userIds: [String], invitedBy: String) {
+        public init(pairingId: String, app: AppID, userIds: [String], invitedBy: String) {
             self.pairingId = pairingId
             self.app = app
             self.userIds = userIds
@@ -112,14 +112,14 @@ public enum IdentityEvents {
         public static let eventType = "pairing.dissolved"
         public static var stream: EventStream { IdentityEvents.stream }
         public var pairingId: String
-        public var app: String
+        public var app: AppID
         /// Both partners, sorted.
         public var userIds: [String]
         public var endedBy: String
         /// `disconnected` (DELETE /v1/pairing) or `account_deleted`.
         public var reason: String
 
-        public init(pairingId: String, app: String, userIds: [String], endedBy: String, reason: String) {
+        public init(pairingId: String, app: AppID, userIds: [String], endedBy: String, reason: String) {
             self.pairingId = pairingId
             self.app = app
             self.userIds = userIds

@@ -59,7 +59,7 @@ extension PushRequest {
     ///   - kind: what happened (sent to the app as `kind`, used in metrics); the message's key when nil.
     public init(alert message: PushMessage, to user: String, args: [String: String] = [:], kind: String? = nil, collapseKey: String? = nil,
                 ttlSeconds: Int? = nil, data: [String: String]? = nil) {
-        self.init(userId: user, app: message.app.rawValue, kind: kind ?? message.key, delivery: .alert, messageKey: message.key,
+        self.init(userId: user, app: message.app, kind: kind ?? message.key, delivery: .alert, messageKey: message.key,
                   args: args.isEmpty ? nil : args, collapseKey: collapseKey, ttlSeconds: ttlSeconds, data: data)
     }
 }

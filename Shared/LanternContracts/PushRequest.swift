@@ -18,7 +18,7 @@ public struct PushRequest: EventPayload, Equatable {
     /// The recipient; every device registered for this account gets the notification.
     public var userId: String
     /// The recipient's app (decides the APNs topic).
-    public var app: String
+    public var app: AppID
     /// What happened, e.g. `pairly.moment_shared`; sent to the app as `kind` and used in metrics.
     public var kind: String
     public var delivery: Delivery
@@ -33,7 +33,7 @@ public struct PushRequest: EventPayload, Equatable {
     /// Extra key/value pairs for the app (ids to fetch, never personal data).
     public var data: [String: String]?
 
-    public init(userId: String, app: String, kind: String, delivery: Delivery, messageKey: String? = nil,
+    public init(userId: String, app: AppID, kind: String, delivery: Delivery, messageKey: String? = nil,
                 args: [String: String]? = nil, collapseKey: String? = nil, ttlSeconds: Int? = nil, data: [String: String]? = nil) {
         self.userId = userId
         self.app = app

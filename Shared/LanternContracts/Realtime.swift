@@ -14,16 +14,37 @@ public struct RealtimeFrame: EventPayload, Equatable {
     /// User ids (lower-case UUIDs) whose sockets get the frame.
     public var recipients: [String]
     /// The recipients' app (an account belongs to one app; kept for logs and metrics).
-    public var app: String
+    public var app: AppID
     /// The frame's name, e.g. `new_moment`.
     public var type: String
     public var data: JSONValue
 
     public init(to recipients: [String], app: AppID, type: String, data: JSONValue) {
         self.recipients = recipients
-        self.app = app.rawValue
+        self.app = app
         self.type = type
         self.data = data
+    }
+}
+
+/// A frame's `data` as a type of its app's contract: its app and name go with it, so a producer cannot pair a body
+/// with another frame's name, and a reader decodes what the producer encoded.
+public protocol RealtimeFrameBody: Codable, Sendable, Equatable {
+    static var app: AppID { get }
+    /// The frame's name on the socket, e.g. `new_moment`.
+    static var type: String { get }
+}
+
+extension RealtimeFrame {
+    /// The frame of `body` for `recipients`.
+    public init<Body: RealtimeFrameBody>(to recipients: [String], _ body: Body) throws {
+        self.init(to: recipients, app: Body.app, type: Body.type, data: try JSONValue(encoding: body))
+    }
+
+    /// `data` as `Body` when this is a frame of that type (nil when it is another).
+    public func body<Body: RealtimeFrameBody>(as _: Body.Type) throws -> Body? {
+        guard app == Body.app, type == Body.type else { return nil }
+        return try data.decode(as: Body.self)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LanternContracts
+import LanternCore
 
 /// A consumer's handlers, one per payload type it cares about; other event types on the stream are skipped.
 ///
@@ -19,7 +20,7 @@ public struct EventHandlers: Sendable {
             do {
                 payload = try envelope.payload(as: P.self)
             } catch {
-                throw UndecodablePayload("payload of \(envelope.type) does not decode: \(error)")
+                throw UndecodablePayload(envelope.type, error)
             }
             try await handle(payload, envelope)
         }
@@ -44,6 +45,18 @@ public struct UndecodablePayload: Error, CustomStringConvertible {
 }
 
 extension UndecodablePayload {
+    /// A payload of `type` that did not decode, the field and what is wrong with it in words (the dead letter's
+    /// reason is read by an operator, not a debugger).
+    public init(_ type: String, _ error: any Error) {
+        if let decoding = error as? DecodingError {
+            let problem = Problem(decoding: decoding)
+            let said = problem.errors?.first.map { "'\($0.field)' \($0.message)" } ?? problem.detail ?? problem.title
+            self.init("payload of \(type) does not decode: \(said)")
+        } else {
+            self.init("payload of \(type) does not decode: \(error)")
+        }
+    }
+
     /// The UUID in a payload's string field; anything else makes the event a poison message.
     public static func uuid(_ text: String, field: String) throws -> UUID {
         guard let id = UUID(uuidString: text) else { throw UndecodablePayload("field \(field) is not a UUID: '\(text)'") }

@@ -27,7 +27,7 @@ struct EventCatalogueTests {
 
     @Test("a payload's envelope carries its type, version and producer; the payload comes back from it")
     func envelopeRoundTrip() throws {
-        let payload = IdentityEvents.ProfileRenamed(userId: "u", app: "pairly", displayName: "Ana", partnerId: nil)
+        let payload = IdentityEvents.ProfileRenamed(userId: "u", app: .pairly, displayName: "Ana", partnerId: nil)
         let envelope = try EventEnvelope(payload, producer: "identity", subject: "u", occurredAt: Date(timeIntervalSince1970: 0))
         #expect(envelope.type == "profile.renamed" && envelope.version == 1 && envelope.producer == "identity")
         // Unset fields are omitted from `data`, as docs/events.md says.
@@ -46,15 +46,31 @@ struct EventCatalogueTests {
     }
 
     @Test("Pairly's frames carry every key, unset ones as null")
-    func pairlyFrames() {
+    func pairlyFrames() throws {
         let sentAt = Date(timeIntervalSince1970: 1_795_000_000)
-        let moment = PairlyFrames.newMoment(to: "b", momentId: "m", senderName: nil, sentAt: sentAt)
-        #expect(moment.recipients == ["b"] && moment.type == "new_moment" && moment.app == "pairly")
+        let moment = try PairlyFrames.newMoment(to: "b", momentId: "m", senderName: nil, sentAt: sentAt)
+        #expect(moment.recipients == ["b"] && moment.type == "new_moment" && moment.app == .pairly)
         #expect(moment.data == .object(["momentId": .string("m"), "senderName": .null, "sentAt": .string(RFC3339.string(from: sentAt))]))
-        let paired = PairlyFrames.paired(pairingId: "p", userIds: ["a", "b"])
+        let paired = try PairlyFrames.paired(pairingId: "p", userIds: ["a", "b"])
         #expect(paired.map(\.recipients) == [["a"], ["b"]])
         #expect(paired[0].data == .object(["pairingId": .string("p"), "partnerId": .string("b"), "reason": .null]))
-        let ended = PairlyFrames.pairDisconnected(pairingId: "p", userIds: ["a", "b"], reason: "disconnected")
+        let ended = try PairlyFrames.pairDisconnected(pairingId: "p", userIds: ["a", "b"], reason: "disconnected")
         #expect(ended[1].data == .object(["pairingId": .string("p"), "partnerId": .string("a"), "reason": .string("disconnected")]))
+    }
+
+    @Test("a frame's body reads back as the type it was written from, and only as that type")
+    func typedFrames() throws {
+        let sentAt = Date(timeIntervalSince1970: 1_795_000_000)
+        let moment = try PairlyFrames.newMoment(to: "b", momentId: "m", senderName: nil, sentAt: sentAt)
+        #expect(try moment.body(as: PairlyFrames.NewMoment.self) == PairlyFrames.NewMoment(momentId: "m", senderName: nil, sentAt: sentAt))
+        #expect(try moment.body(as: PairlyFrames.PartnerUpdated.self) == nil)
+        let ready = try RealtimeFrame(to: ["u"], AstroSvitlaFrames.ReportReady(reportId: "r", chart: "c", area: "career"))
+        #expect(ready.app == .astrosvitla && ready.type == "report_ready")
+        #expect(ready.data == .object(["reportId": .string("r"), "chart": .string("c"), "area": .string("career"), "status": .string("ready")]))
+        #expect(try RealtimeFrame(to: ["u"], AstroSvitlaFrames.ReportFailed(reportId: "r", chart: "c", area: "career")).data["status"] == .string("failed"))
+        // A key the producer left out (an older producer) reads as nil, as null does.
+        let older = RealtimeFrame(to: ["b"], app: .pairly, type: "new_moment",
+                                  data: .object(["momentId": .string("m"), "sentAt": .string(RFC3339.string(from: sentAt))]))
+        #expect(try older.body(as: PairlyFrames.NewMoment.self)?.senderName == nil)
     }
 }

@@ -71,7 +71,7 @@ struct PushCommand: AsyncParsableCommand {
             // Warm-up: one push per recipient opens the connection and signs the provider token.
             func publishJobs(_ count: Int) async throws {
                 let encoded = try (0..<count).map { i -> (String, String) in
-                    let request = PushRequest(userId: recipients[i % users].lowercased, app: "pairly", kind: "pairly.moment_shared", delivery: .alert,
+                    let request = PushRequest(userId: recipients[i % users].lowercased, app: .pairly, kind: "pairly.moment_shared", delivery: .alert,
                                               messageKey: "pairly.moment_shared", args: ["partnerName": "Ana"], collapseKey: "pairly.moment",
                                               data: ["momentId": UUID.v7().lowercased])
                     return (streams.jobs("push"), try request.envelope(producer: "bench", at: Date()).encoded())

@@ -71,10 +71,10 @@ struct RealtimeTests {
                             try await publisher.publish(EventEnvelope(frame, producer: "test", subject: nil, occurredAt: Date()), to: streams.realtime)
                         }
                     }
-                    try await publish([PairlyFrames.newMoment(to: someoneElse, momentId: "x", senderName: nil, sentAt: Date())])
-                    try await publish([PairlyFrames.newMoment(to: user.lowercased, momentId: "m-1", senderName: "Ana", sentAt: Date())])
-                    try await publish([PairlyFrames.partnerUpdated(to: user.lowercased, partnerId: someoneElse, displayName: "Ana B.")])
-                    try await publish(PairlyFrames.pairDisconnected(pairingId: "p-1", userIds: [someoneElse, user.lowercased], reason: "disconnected"))
+                    try await publish([try PairlyFrames.newMoment(to: someoneElse, momentId: "x", senderName: nil, sentAt: Date())])
+                    try await publish([try PairlyFrames.newMoment(to: user.lowercased, momentId: "m-1", senderName: "Ana", sentAt: Date())])
+                    try await publish([try PairlyFrames.partnerUpdated(to: user.lowercased, partnerId: someoneElse, displayName: "Ana B.")])
+                    try await publish(try PairlyFrames.pairDisconnected(pairingId: "p-1", userIds: [someoneElse, user.lowercased], reason: "disconnected"))
                 }
             }
             await redis.shutdown()

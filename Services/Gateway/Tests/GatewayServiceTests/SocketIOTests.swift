@@ -54,7 +54,7 @@ struct SocketIOTests {
                 let lines = try await runClient(url: gateway, token: token) { line in
                     guard line["kind"] as? String == "state" else { return }
                     Task {
-                        let frame = PairlyFrames.newMoment(to: user.lowercased, momentId: "m-9", senderName: "Ana", sentAt: Date())
+                        let frame = try PairlyFrames.newMoment(to: user.lowercased, momentId: "m-9", senderName: "Ana", sentAt: Date())
                         let event = try EventEnvelope(frame, producer: "test", subject: nil, occurredAt: Date())
                         try await EventPublisher(redis: redis).publish(event, to: stream)
                     }

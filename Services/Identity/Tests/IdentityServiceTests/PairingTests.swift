@@ -58,7 +58,7 @@ struct PairingTests {
             #expect(try await eventually { try await h.pushJobs().count == 2 })
             let pushes = try await h.pushJobs()
             #expect(Set(pushes.map(\.userId)) == Set([a.user?.id, b.user?.id].compactMap { $0 }))
-            #expect(pushes.allSatisfy { $0.kind == "pairly.paired" && $0.delivery == .alert && $0.messageKey == "pairly.paired" && $0.app == "pairly" })
+            #expect(pushes.allSatisfy { $0.kind == "pairly.paired" && $0.delivery == .alert && $0.messageKey == "pairly.paired" && $0.app == .pairly })
             #expect(pushes.first { $0.userId == a.user?.id }?.args == ["partnerName": "Bohdan"])
             #expect(pushes.first { $0.userId == b.user?.id }?.args == ["partnerName": "Ana"])
 

@@ -72,8 +72,13 @@ struct PushHarness {
     @discardableResult
     func push(_ request: PushRequest) async throws -> EventEnvelope {
         let job = try request.envelope(producer: "test", at: Date())
-        _ = try await EventPublisher(redis: redis).publish(job, to: streams.jobs("push"))
+        try await publish(job: job)
         return job
+    }
+
+    /// Queues `job` as it is (a job no producer of this build could write, say).
+    func publish(job: EventEnvelope) async throws {
+        _ = try await EventPublisher(redis: redis).publish(job, to: streams.jobs("push"))
     }
 
     func deviceCount(_ user: UUID) async throws -> Int {
@@ -122,7 +127,7 @@ struct PushHarness {
 
 extension PushRequest {
     static func newMoment(to user: UUID, from name: String = "Ana", delivery: Delivery = .alert) -> PushRequest {
-        PushRequest(userId: user.lowercased, app: "pairly", kind: "pairly.moment_shared", delivery: delivery,
+        PushRequest(userId: user.lowercased, app: .pairly, kind: "pairly.moment_shared", delivery: delivery,
                     messageKey: delivery == .alert ? "pairly.moment_shared" : nil, args: ["partnerName": name],
                     collapseKey: delivery == .alert ? "pairly.moment" : "pairly.moment.refresh", ttlSeconds: 86_400,
                     data: ["momentId": "0193f4a2-7c21-7e4b-8a6d-1f2e3d4c5b6a"])

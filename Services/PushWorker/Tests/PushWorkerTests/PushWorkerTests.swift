@@ -151,12 +151,13 @@ struct PushWorkerTests {
             var broken = PushRequest.newMoment(to: UUID())
             broken.messageKey = nil  // an alert without a message
             try await h.push(broken)
-            var unknownApp = PushRequest.newMoment(to: UUID())
-            unknownApp.app = "napster"
-            try await h.push(unknownApp)
+            // An app no build knows: the job does not decode, and the dead letter says which field and why.
+            var unknownApp = try PushRequest.newMoment(to: UUID()).envelope(producer: "test", at: Date())
+            if case .object(var data) = unknownApp.data { data["app"] = .string("napster"); unknownApp.data = .object(data) }
+            try await h.publish(job: unknownApp)
             #expect(try await eventually { try await h.deadLetters().count == 2 })
             let reasons = try await h.deadLetters().compactMap { $0["reason"] }
-            #expect(reasons.contains { $0.contains("messageKey") } && reasons.contains { $0.contains("app") })
+            #expect(reasons.contains { $0.contains("messageKey") } && reasons.contains { $0.contains("'app' is not one of the accepted values ('napster')") }, "\(reasons)")
             #expect(h.fake.apnsRequests.isEmpty && h.fake.fcmRequests.isEmpty)
         }
     }

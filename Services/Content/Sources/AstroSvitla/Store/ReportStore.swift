@@ -132,8 +132,8 @@ struct ReportStore: ReportRecords {
             // Already ready (another writer won): a report never changes once written. Refunded while it was being
             // written: stored (a REFUND_REVERSED gives it back), but the app is not told of a report it cannot open.
             for try await (user, chart, area, _) in rows.decode((UUID, String, String, Bool).self).filter({ $0.3 }) {
-                let frame = AstroSvitlaFrames.report(AstroSvitlaFrames.reportReady, to: user.uuidString.lowercased(), reportId: id.uuidString.lowercased(),
-                                                     chart: chart, area: area)
+                let frame = try RealtimeFrame(to: [user.uuidString.lowercased()],
+                                              AstroSvitlaFrames.ReportReady(reportId: id.uuidString.lowercased(), chart: chart, area: area))
                 try await outbox.enqueue(frame, subject: user.uuidString.lowercased(), at: date, on: connection, logger: logger)
                 return true
             }
@@ -152,8 +152,8 @@ struct ReportStore: ReportRecords {
                 WHERE id = \(id) AND status = 'pending' RETURNING user_id, chart, area, status
                 """, logger: logger)
             for try await (user, chart, area, status) in rows.decode((UUID, String, String, String).self) where status == "failed" {
-                let frame = AstroSvitlaFrames.report(AstroSvitlaFrames.reportFailed, to: user.uuidString.lowercased(), reportId: id.uuidString.lowercased(),
-                                                     chart: chart, area: area)
+                let frame = try RealtimeFrame(to: [user.uuidString.lowercased()],
+                                              AstroSvitlaFrames.ReportFailed(reportId: id.uuidString.lowercased(), chart: chart, area: area))
                 try await outbox.enqueue(frame, subject: user.uuidString.lowercased(), at: date, on: connection, logger: logger)
                 return true
             }

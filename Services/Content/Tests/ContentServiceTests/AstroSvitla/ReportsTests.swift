@@ -373,7 +373,7 @@ struct ReportsTests {
             }
             try await eventually { try await readyFrames().count >= 2 }
             let ready = try await readyFrames()
-            #expect(ready.count == 2 && ready.allSatisfy { $0.recipients == [user.uuidString.lowercased()] && $0.app == "astrosvitla" }, "\(ready)")
+            #expect(ready.count == 2 && ready.allSatisfy { $0.recipients == [user.uuidString.lowercased()] && $0.app == .astrosvitla }, "\(ready)")
         }
     }
 }

@@ -121,7 +121,7 @@ struct LuckyDayCookieTests {
             let reminded = try await eventually { try await h.pushJobs().filter { $0.userId == user.lowercased }.count == 1 }
             #expect(reminded)
             let push = try #require(try await h.pushJobs().first)
-            #expect(push.messageKey == "luckyday.cookie_ready" && push.app == "luckyday" && push.delivery == .alert)
+            #expect(push.messageKey == "luckyday.cookie_ready" && push.app == .luckyday && push.delivery == .alert)
 
             let next = try await h.breakCookie(user, key: "k3").decode(CookieBody.self)
             #expect(next.fortune?.text != fortune.text && next.fortune?.id != fortune.id)

@@ -44,7 +44,7 @@ struct AccountStore: IdentityTables {
                     try await connection.query("DELETE FROM identity.users WHERE id = \(id)", logger: logger)
                     return false
                 }
-                try await outbox.enqueue(IdentityEvents.UserCreated(userId: id.lowercased, app: app.rawValue, method: method, displayName: displayName),
+                try await outbox.enqueue(IdentityEvents.UserCreated(userId: id.lowercased, app: app, method: method, displayName: displayName),
                                          subject: id.lowercased, at: now, on: connection, logger: logger)
                 return true
             }
@@ -84,8 +84,8 @@ struct AccountStore: IdentityTables {
         let now = clock.now()
         let renamed: Bool = try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("SELECT app, display_name FROM identity.users WHERE id = \(id) FOR UPDATE", logger: logger)
-            var current: (String, String?)?
-            for try await row in rows.decode((String, String?).self) { current = row }
+            var current: (AppID, String?)?
+            for try await row in rows.decode((AppID, String?).self) { current = row }
             guard let (app, oldName) = current else { return false }
             try await connection.query("""
                 UPDATE identity.users SET
@@ -123,8 +123,8 @@ struct AccountStore: IdentityTables {
             // as used) but no longer who used it.
             try await connection.query("UPDATE identity.pairing_invites SET used_by = NULL WHERE used_by = \(id)", logger: logger)
             let rows = try await connection.query("DELETE FROM identity.users WHERE id = \(id) RETURNING app", logger: logger)
-            var app: String?
-            for try await a in rows.decode(String.self) { app = a }
+            var app: AppID?
+            for try await a in rows.decode(AppID.self) { app = a }
             guard let app else { return false }
             try await outbox.enqueue(IdentityEvents.UserDeleted(userId: id.lowercased, app: app),
                                      subject: id.lowercased, at: now, on: connection, logger: logger)

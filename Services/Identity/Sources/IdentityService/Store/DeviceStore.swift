@@ -12,7 +12,6 @@ import PostgresNIO
 struct DeviceStore: IdentityTables {
     let db: IdentityDatabase
 
-
     /// Registers or updates a device's push token. A push token moves with the phone: if another account of the
     /// same app held it (sign-out, new account), that registration is removed so pushes reach the right person.
     func upsertDevice(userID: UUID, app: AppID, device: Device) async throws -> (Device, created: Bool) {
@@ -25,7 +24,7 @@ struct DeviceStore: IdentityTables {
             var removed: [(UUID, String)] = []
             for try await row in stale.decode((UUID, String).self) { removed.append(row) }
             for (otherUser, otherDevice) in removed {
-                try await outbox.enqueue(IdentityEvents.DeviceRemoved(userId: otherUser.lowercased, app: app.rawValue, deviceId: otherDevice),
+                try await outbox.enqueue(IdentityEvents.DeviceRemoved(userId: otherUser.lowercased, app: app, deviceId: otherDevice),
                                          subject: otherUser.lowercased, at: now, on: connection, logger: logger)
             }
             let rows = try await connection.query("""
@@ -37,7 +36,7 @@ struct DeviceStore: IdentityTables {
                 """, logger: logger)
             var inserted = false
             for try await flag in rows.decode(Bool.self) { inserted = flag }
-            try await outbox.enqueue(IdentityEvents.DeviceRegistered(userId: userID.lowercased, app: app.rawValue, deviceId: device.deviceId,
+            try await outbox.enqueue(IdentityEvents.DeviceRegistered(userId: userID.lowercased, app: app, deviceId: device.deviceId,
                                                                      platform: device.platform, pushToken: device.pushToken,
                                                                      locale: device.locale, timeZone: device.timeZone),
                                      subject: userID.lowercased, at: now, on: connection, logger: logger)
@@ -56,8 +55,8 @@ struct DeviceStore: IdentityTables {
             let rows = try await connection.query("""
                 DELETE FROM identity.devices WHERE user_id = \(userID) AND device_id = \(deviceID) RETURNING app
                 """, logger: logger)
-            var app: String?
-            for try await a in rows.decode(String.self) { app = a }
+            var app: AppID?
+            for try await a in rows.decode(AppID.self) { app = a }
             guard let app else { return false }
             try await outbox.enqueue(IdentityEvents.DeviceRemoved(userId: userID.lowercased, app: app, deviceId: deviceID),
                                      subject: userID.lowercased, at: now, on: connection, logger: logger)

@@ -74,7 +74,7 @@ struct PairingStore: IdentityTables {
                 VALUES (\(userID), \(owner), \(pairingID), \(now)), (\(owner), \(userID), \(pairingID), \(now))
                 """, logger: logger)
             let partners = [owner.lowercased, userID.lowercased]
-            try await outbox.enqueue(IdentityEvents.PairingEstablished(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
+            try await outbox.enqueue(IdentityEvents.PairingEstablished(pairingId: pairingID.lowercased, app: .pairly,
                                                                              userIds: partners, invitedBy: owner.lowercased),
                                            subject: userID.lowercased, at: now, on: connection, logger: logger)
             try await outbox.enqueue(PairlyFrames.paired(pairingId: pairingID.lowercased, userIds: partners), at: now, on: connection, logger: logger)
@@ -121,7 +121,7 @@ struct PairingStore: IdentityTables {
         for try await row in rows.decode((UUID, UUID, UUID).self) { pair = row }
         guard let (a, b, pairingID) = pair else { return false }
         let partners = [a.lowercased, b.lowercased].sorted()
-        try await outbox.enqueue(IdentityEvents.PairingDissolved(pairingId: pairingID.lowercased, app: AppID.pairly.rawValue,
+        try await outbox.enqueue(IdentityEvents.PairingDissolved(pairingId: pairingID.lowercased, app: .pairly,
                                                                        userIds: partners, endedBy: userID.lowercased, reason: reason),
                                        subject: userID.lowercased, at: now, on: connection, logger: logger)
         try await outbox.enqueue(PairlyFrames.pairDisconnected(pairingId: pairingID.lowercased, userIds: partners, reason: reason),

@@ -10,14 +10,14 @@ struct MomentAnnouncements: Sendable {
     let frames: [RealtimeFrame]
     let pushes: [PushRequest]
 
-    init(_ moment: Moment) {
+    init(_ moment: Moment) throws {
         let receiver = moment.receiverID.lowercased, id = moment.id.lowercased
         event = MediaEvents.MomentShared(momentId: id, senderId: moment.senderID.lowercased, receiverId: receiver,
                                          senderName: moment.senderName, sentAt: moment.sentAt, width: moment.width, height: moment.height)
-        frames = [PairlyFrames.newMoment(to: receiver, momentId: id, senderName: moment.senderName, sentAt: moment.sentAt)]
+        frames = [try PairlyFrames.newMoment(to: receiver, momentId: id, senderName: moment.senderName, sentAt: moment.sentAt)]
         let data = ["momentId": id]
         pushes = [
-            PushRequest(userId: receiver, app: AppID.pairly.rawValue, kind: "pairly.moment_shared", delivery: .background,
+            PushRequest(userId: receiver, app: .pairly, kind: "pairly.moment_shared", delivery: .background,
                         collapseKey: "pairly.moment.refresh", ttlSeconds: 24 * 3600, data: data),
             PushRequest(alert: moment.senderName == nil ? .pairlyMomentSharedUnnamed : .pairlyMomentShared, to: receiver,
                         args: moment.senderName.map { ["partnerName": $0] } ?? [:], kind: "pairly.moment_shared", collapseKey: "pairly.moment",

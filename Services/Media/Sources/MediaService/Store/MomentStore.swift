@@ -74,7 +74,7 @@ struct MomentStore: MomentRecords {
                     content_type = excluded.content_type, byte_size = excluded.byte_size, width = excluded.width, height = excluded.height,
                     etag = excluded.etag, sent_at = excluded.sent_at
                 """, logger: logger)
-            let announced = MomentAnnouncements(moment)
+            let announced = try MomentAnnouncements(moment)
             try await outbox.enqueue(announced.event, subject: announced.event.receiverId, at: moment.sentAt, on: connection, logger: logger)
             try await outbox.enqueue(announced.frames, at: moment.sentAt, on: connection, logger: logger)
             try await outbox.enqueue(announced.pushes, at: moment.sentAt, on: connection, logger: logger)

@@ -40,7 +40,7 @@ public struct PushDispatcher: Sendable {
                 let request = try job.payload(as: PushRequest.self)
                 valid.append((index, job, request, try validate(request)))
             } catch {
-                await deadLetter(job: job, device: nil, attempt: 1, reason: "invalid push request: \(error)")
+                await deadLetter(job: job, device: nil, attempt: 1, reason: "invalid push request: \(error is DecodingError ? UndecodablePayload(job.type, error).description : "\(error)")")
             }
         }
         guard !valid.isEmpty else { return done }
@@ -139,7 +139,6 @@ public struct PushDispatcher: Sendable {
 
     func validate(_ request: PushRequest) throws -> UUID {
         guard let user = UUID(uuidString: request.userId) else { throw InvalidRequest(field: "userId") }
-        guard AppID(rawValue: request.app) != nil else { throw InvalidRequest(field: "app") }
         if request.delivery == .alert, request.messageKey == nil { throw InvalidRequest(field: "messageKey") }
         if let ttl = request.ttlSeconds, !(0...2_419_200).contains(ttl) { throw InvalidRequest(field: "ttlSeconds") }
         return user

@@ -35,7 +35,7 @@ public struct APNsProvider: PushProvider {
         guard !device.pushToken.isEmpty, device.pushToken.count <= 200, device.pushToken.allSatisfy(\.isHexDigit) else {
             return .invalidToken(reason: "BadDeviceToken (not hexadecimal)")
         }
-        guard let topic = topics[device.app] else { return .failed(reason: "no APNs topic for app \(device.app)") }
+        guard let topic = topics[device.app.rawValue] else { return .failed(reason: "no APNs topic for app \(device.app)") }
         let payload: Data
         do { payload = try Self.payload(notification) } catch { return .failed(reason: "\(error)") }
 

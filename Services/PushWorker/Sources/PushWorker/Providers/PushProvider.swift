@@ -11,12 +11,12 @@ public struct Device: Sendable, Equatable {
     public enum Platform: String, Sendable { case ios, android }
     public var userID: UUID
     public var deviceID: String
-    public var app: String
+    public var app: AppID
     public var platform: Platform
     public var pushToken: String
     public var locale: String?
 
-    public init(userID: UUID, deviceID: String, app: String, platform: Platform, pushToken: String, locale: String?) {
+    public init(userID: UUID, deviceID: String, app: AppID, platform: Platform, pushToken: String, locale: String?) {
         self.userID = userID
         self.deviceID = deviceID
         self.app = app

@@ -28,7 +28,7 @@ public struct DeviceRegistry: Sendable {
         }
         try await client.query("""
             INSERT INTO push.devices (user_id, device_id, app, platform, push_token, locale, time_zone, registered_at)
-            SELECT \(user), \(device.deviceId), \(device.app), \(device.platform), \(device.pushToken), \(device.locale), \(device.timeZone), \(at)
+            SELECT \(user), \(device.deviceId), \(device.app.rawValue), \(device.platform), \(device.pushToken), \(device.locale), \(device.timeZone), \(at)
             WHERE NOT EXISTS (SELECT 1 FROM push.deleted_users WHERE user_id = \(user))
             ON CONFLICT (user_id, device_id) DO UPDATE SET app = excluded.app, platform = excluded.platform,
                 push_token = excluded.push_token, locale = excluded.locale, time_zone = excluded.time_zone, registered_at = excluded.registered_at
@@ -54,9 +54,9 @@ public struct DeviceRegistry: Sendable {
     }
 
     /// Every registration of the account in `app`.
-    public func devices(of userID: UUID, app: String) async throws -> [Device] {
+    public func devices(of userID: UUID, app: AppID) async throws -> [Device] {
         try await select(client.query("""
-            SELECT user_id, device_id, app, platform, push_token, locale FROM push.devices WHERE user_id = \(userID) AND app = \(app)
+            SELECT user_id, device_id, app, platform, push_token, locale FROM push.devices WHERE user_id = \(userID) AND app = \(app.rawValue)
             """, logger: logger))
     }
 
@@ -89,7 +89,8 @@ public struct DeviceRegistry: Sendable {
     private func select(_ rows: PostgresRowSequence) async throws -> [Device] {
         var devices: [Device] = []
         for try await (user, id, app, platform, token, locale) in rows.decode((UUID, String, String, String, String, String?).self) {
-            guard let platform = Device.Platform(rawValue: platform) else { continue }
+            // A row of an app or platform this build does not know (written by a newer one) is not this build's to send.
+            guard let platform = Device.Platform(rawValue: platform), let app = AppID(rawValue: app) else { continue }
             devices.append(Device(userID: user, deviceID: id, app: app, platform: platform, pushToken: token, locale: locale))
         }
         return devices
