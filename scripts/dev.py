@@ -361,6 +361,11 @@ def status_command(_):
         except Failed:
             api_state, ok = f"{HOST}:{port} down", False
         print(f"{name:<14} {pid:>7}  {api_state:<22} {readiness}")
+    signin = os.path.join(STATE, "run", "signin")
+    if os.path.exists(signin):
+        for line in open(signin):
+            provider, _, how = line.strip().partition(" ")
+            print(f"sign-in {provider.capitalize()}: {how}")
     try:
         clock = travel()
         if clock["offsetSeconds"]:

@@ -14,6 +14,7 @@ for pidfile in "$STATE"/run/*.pid; do
   fi
   rm -f "$pidfile"
 done
+rm -f "$STATE/run/signin"
 stop_redis dev "$REDIS_PORT"
 stop_postgres dev
 say "Lantern is down"

@@ -7,13 +7,15 @@ while read -r name port variable _; do
   LANTERN_SERVICES+=("$name $port $variable")
 done < "$ROOT/Services/services.tsv"
 
-# export_service_urls HOST [PORT_OFFSET]: every `<NAME>_URL` of the list, pointing at HOST and the service's port
-# (plus an offset, for the benchmark's ports).
+# export_service_urls HOST [PORT_OFFSET] [keep]: every `<NAME>_URL` of the list, pointing at HOST and the service's
+# port (plus an offset, for the benchmark's ports); with `keep`, a variable already set stays as it is.
 export_service_urls() {
-  local host="$1" offset="${2:-0}" entry
+  local host="$1" offset="${2:-0}" keep="${3:-}" entry
   for entry in "${LANTERN_SERVICES[@]}"; do
     set -- $entry
-    [ "$3" = "-" ] || export "$3=http://$host:$(($2 + offset))"
+    [ "$3" = "-" ] && continue
+    [ "$keep" = keep ] && [ -n "${!3+set}" ] && continue
+    export "$3=http://$host:$(($2 + offset))"
   done
 }
 

@@ -3,6 +3,10 @@
 # all are healthy, print the gateway URL.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/services.sh"
+source "$(dirname "$0")/local-settings.sh"
+# Every variable a service reads can be set for the local stack: in the environment, or in local.env (not
+# committed; local.env.example). What neither sets gets the development default below.
+load_local_settings "$ROOT/local.env"
 
 PG_PORT="${LANTERN_PG_PORT:-54320}"
 REDIS_PORT="${LANTERN_REDIS_PORT:-63790}"
@@ -23,13 +27,16 @@ swift_build -c "$CONFIG"
 BIN="$(cd "$ROOT" && swift build -c "$CONFIG" --show-bin-path)"
 
 mkdir -p "$STATE/logs" "$STATE/run"
-export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern"
-export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+default_setting DATABASE_URL "postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern"
+default_setting REDIS_URL "redis://127.0.0.1:$REDIS_PORT/0"
 # The local stack is development: the development identity provider and built-in keys are allowed (never in a
 # deployment, where LANTERN_ENVIRONMENT is unset and means production).
-export HTTP_HOST="$HOST" LOG_LEVEL="${LOG_LEVEL:-info}" LOG_FORMAT="${LOG_FORMAT:-text}" LANTERN_ENVIRONMENT=development
-export PLACES_FILE="$(ensure_gazetteer)"
-export MEDIA_STORAGE_DIR="$STATE/dev/media"
+default_setting LANTERN_ENVIRONMENT development
+default_setting HTTP_HOST "$HOST"
+default_setting LOG_LEVEL info
+default_setting LOG_FORMAT text
+[ -n "${PLACES_FILE+set}" ] || export PLACES_FILE="$(ensure_gazetteer)"
+default_setting MEDIA_STORAGE_DIR "$STATE/dev/media"
 
 # The development identity provider (Tools/DevIdentity): made-up Google and Apple accounts for Pairly and the rest,
 # so sign-in works with no Google or Apple project. Identity trusts its key sets only in development.
@@ -44,11 +51,10 @@ else
   echo $! > "$pidfile"
   wait_http "http://$HOST:$DEV_IDENTITY_PORT/google/jwks.json" 30 || { tail -n 30 "$STATE/logs/dev-identity.log" >&2; die "dev-identity did not start"; }
 fi
-# Read by identity only.
-export GOOGLE_CLIENT_IDS="lantern-dev.apps.googleusercontent.com" GOOGLE_JWKS_URL="http://$HOST:$DEV_IDENTITY_PORT/google/jwks.json"
-export APPLE_CLIENT_IDS="app.lantern.dev" APPLE_JWKS_URL="http://$HOST:$DEV_IDENTITY_PORT/apple/jwks.json"
-export_service_urls "$HOST"
-export_service_secrets "$STATE/dev/service-secret"
+# Read by identity only; each provider the caller configured itself is left as it is.
+default_signin_providers "http://$HOST:$DEV_IDENTITY_PORT"
+export_service_urls "$HOST" 0 keep
+[ -n "${SERVICE_SECRET+set}" ] || export_service_secrets "$STATE/dev/service-secret"
 for entry in "${LANTERN_SERVICES[@]}"; do
   set -- $entry; name=$1; port=$2
   pidfile="$STATE/run/$name.pid"
@@ -57,6 +63,10 @@ for entry in "${LANTERN_SERVICES[@]}"; do
   fi
   ops=$((port + 1000))
   say "starting $name on $HOST:$port (operations: $HOST:$ops)"
+  if [ "$name" = identity ]; then
+    signin_summary "http://$HOST:$DEV_IDENTITY_PORT" > "$STATE/run/signin"
+    while read -r provider how; do say "  sign-in: $provider $how"; done < "$STATE/run/signin"
+  fi
   HTTP_PORT="$port" OPS_PORT="$ops" nohup "$BIN/$name" >>"$STATE/logs/$name.log" 2>&1 &
   echo $! > "$pidfile"
   wait_http "http://$HOST:$ops/health/ready" 60 || { tail -n 30 "$STATE/logs/$name.log" >&2; die "$name did not become ready"; }
