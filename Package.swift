@@ -106,9 +106,10 @@ let services: [Service] = [
     Service(
         "content", folder: "Content", library: "ContentService",
         // The assembly; each app is a target of its own (`contentApps` below), what they share is `ContentKit`.
-        dependencies: ["ContentKit", "LuckyDayContent", "AstroSvitlaContent", "LanternEvents", "LanternLLM", "LanternTokens", postgres],
+        dependencies: ["ContentKit", "LuckyDayContent", "AstroSvitlaContent", "RoastMeLaterContent", "LanternEvents", "LanternLLM", "LanternTokens",
+                       postgres],
         resources: [],
-        testDependencies: ["ContentKit", "LuckyDayContent", "AstroSvitlaContent", "LanternAppStore", "LanternEvents", "LanternLLM", "LanternRedis",
+        testDependencies: ["ContentKit", "LuckyDayContent", "AstroSvitlaContent", "RoastMeLaterContent", "LanternAppStore", "LanternEvents", "LanternLLM", "LanternRedis",
                            "LanternTokens", postgres, httpClient, nioPosix]
     ),
     Service(
@@ -279,6 +280,14 @@ let package = Package(
                            "LanternLLM", "LanternRendering", "LanternService", hummingbird, postgres, crypto, logging, metrics, nioCore,
                            nioFoundation],
             path: "Services/Content/Sources/AstroSvitla",
+            resources: [.copy("Migrations"), .copy("Catalogue")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "RoastMeLaterContent",
+            dependencies: ["ContentKit", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternLLM",
+                           "LanternService", hummingbird, postgres, logging, metrics],
+            path: "Services/Content/Sources/RoastMeLater",
             resources: [.copy("Migrations"), .copy("Catalogue")],
             swiftSettings: strict
         ),

@@ -23,4 +23,76 @@ public enum ContentEvents {
             self.opensAgainAt = opensAgainAt
         }
     }
+
+    /// A RoastMeLater roast was written for its user (what `gamification` counts: categories tried, moods, spice,
+    /// roasts per local day). No text.
+    public struct RoastGenerated: EventPayload, Equatable {
+        public static let eventType = "roast.generated"
+        public static var stream: EventStream { .events(ContentEvents.producer) }
+        public var roastId: String
+        public var userId: String
+        /// A category id of the catalogue (`GET /v1/roasts/catalogue`), e.g. `meetings`.
+        public var category: String
+        /// 1–5.
+        public var spice: Int
+        /// A mood id, when the user gave one.
+        public var mood: String?
+        /// `en` or `vi`.
+        public var language: String
+        /// Not from a model: the local generator.
+        public var artisanal: Bool
+        /// The day in the user's time zone it was written on (YYYY-MM-DD).
+        public var localDate: String
+        public var createdAt: Date
+
+        public init(roastId: String, userId: String, category: String, spice: Int, mood: String?, language: String, artisanal: Bool,
+                    localDate: String, createdAt: Date) {
+            self.roastId = roastId
+            self.userId = userId
+            self.category = category
+            self.spice = spice
+            self.mood = mood
+            self.language = language
+            self.artisanal = artisanal
+            self.localDate = localDate
+            self.createdAt = createdAt
+        }
+    }
+
+    /// A roast's reaction was set, changed or removed (`reaction` nil).
+    public struct RoastReacted: EventPayload, Equatable {
+        public static let eventType = "roast.reacted"
+        public static var stream: EventStream { .events(ContentEvents.producer) }
+        public var roastId: String
+        public var userId: String
+        public var category: String
+        /// `hilarious`, `fire`, `meh` or `dislike`; nil when removed.
+        public var reaction: String?
+        public var reactedAt: Date
+
+        public init(roastId: String, userId: String, category: String, reaction: String?, reactedAt: Date) {
+            self.roastId = roastId
+            self.userId = userId
+            self.category = category
+            self.reaction = reaction
+            self.reactedAt = reactedAt
+        }
+    }
+
+    /// A roast was made a favourite, or stopped being one.
+    public struct RoastFavourited: EventPayload, Equatable {
+        public static let eventType = "roast.favourited"
+        public static var stream: EventStream { .events(ContentEvents.producer) }
+        public var roastId: String
+        public var userId: String
+        public var favourite: Bool
+        public var at: Date
+
+        public init(roastId: String, userId: String, favourite: Bool, at: Date) {
+            self.roastId = roastId
+            self.userId = userId
+            self.favourite = favourite
+            self.at = at
+        }
+    }
 }

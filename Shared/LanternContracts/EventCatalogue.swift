@@ -6,7 +6,9 @@ public enum EventCatalogue {
         IdentityEvents.DeviceRegistered.self, IdentityEvents.DeviceRemoved.self,
         IdentityEvents.PairingEstablished.self, IdentityEvents.PairingDissolved.self,
         MediaEvents.MomentShared.self,
-        ContentEvents.FortuneRevealed.self,
+        ContentEvents.FortuneRevealed.self, ContentEvents.RoastGenerated.self, ContentEvents.RoastReacted.self,
+        ContentEvents.RoastFavourited.self,
+        GamificationEvents.RewardGranted.self,
         PushRequest.self,
         RealtimeFrame.self, RealtimeDisconnect.self,
     ]

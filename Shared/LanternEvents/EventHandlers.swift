@@ -26,6 +26,21 @@ public struct EventHandlers: Sendable {
         }
     }
 
+    /// Adds `other`'s handlers; a type both handle runs both, this one's first (two parts of one service listening
+    /// to one stream share one consumer group, so they must share one consumer).
+    public mutating func merge(_ other: EventHandlers) {
+        for (type, handler) in other.handlers {
+            if let mine = handlers[type] {
+                handlers[type] = { envelope in
+                    try await mine(envelope)
+                    try await handler(envelope)
+                }
+            } else {
+                handlers[type] = handler
+            }
+        }
+    }
+
     /// The event types handled.
     public var types: Set<String> { Set(handlers.keys) }
 

@@ -24,6 +24,23 @@ public protocol ContentApp: Sendable {
     /// `user.deleted`: erases everything the app keeps about the user, inside the transaction that records the event
     /// as handled (so the erasure of every app commits once, together).
     func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws
+    /// What it consumes besides identity's `user.deleted`, which the assembly handles for every app (`erase`).
+    var consumers: [ContentConsumer] { get }
+}
+
+extension ContentApp {
+    public var consumers: [ContentConsumer] { [] }
+}
+
+/// An app's handlers for one stream; the assembly runs one consumer (group `content`) per stream for every app.
+public struct ContentConsumer: Sendable {
+    public var stream: EventStream
+    public var handlers: EventHandlers
+
+    public init(stream: EventStream, handlers: EventHandlers) {
+        self.stream = stream
+        self.handlers = handlers
+    }
 }
 
 /// What the assembly needs to know of an app before building it.

@@ -4,11 +4,13 @@ import Foundation
 import Hummingbird
 import LanternContracts
 import LanternCore
+import LanternEvents
 import LanternHTTP
 import LanternLLM
 import LanternService
 import LanternTokens
 import LuckyDayContent
+import RoastMeLaterContent
 import Logging
 
 /// The apps content serves, each a target of its own (`Services/Content/Sources/<App>`, described by its
@@ -17,6 +19,7 @@ enum ContentApps {
     static let all: [ContentAppModule] = [
         LuckyDayContent.module,
         AstroSvitlaContent.module,
+        RoastMeLaterContent.module,
     ]
 }
 
@@ -55,7 +58,12 @@ public func buildContentApplication(
     let apps = try configuration.apps.map { try $0.build(platform) }
 
     for work in apps.flatMap(\.periodicWork) { service.addPeriodic(work) }
-    service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(apps: apps, postgres: postgres, clock: clock, logger: logger).handlers)
+    // One consumer per stream for every app (one group: two consumers of one stream would split its events).
+    var consumers: [EventStream: EventHandlers] = [
+        IdentityEvents.stream: IdentityEventsConsumer(apps: apps, postgres: postgres, clock: clock, logger: logger).handlers,
+    ]
+    for consumer in apps.flatMap(\.consumers) { consumers[consumer.stream, default: EventHandlers()].merge(consumer.handlers) }
+    for (stream, handlers) in consumers.sorted(by: { "\($0.key)" < "\($1.key)" }) { service.consume(stream, handlers: handlers) }
 
     let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: clock, logger: logger)
     return service.application(router: buildContentRouter(service.makeRouter(), requireAuth: RequireAccessToken(verifier: verifier), apps: apps))

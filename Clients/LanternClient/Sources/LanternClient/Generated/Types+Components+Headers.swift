@@ -22,6 +22,10 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/headers/RetryAfter`.
         public typealias RetryAfter = Swift.Int
+        /// `private, no-cache`
+        ///
+        /// - Remark: Generated from `#/components/headers/PrivateNoCache`.
+        public typealias PrivateNoCache = Swift.String
         /// `/v1/reports/<id>`: where the report can be fetched.
         ///
         /// - Remark: Generated from `#/components/headers/ReportLocation`.

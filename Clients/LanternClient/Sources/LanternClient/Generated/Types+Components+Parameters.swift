@@ -67,5 +67,9 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/ReportId`.
         public typealias ReportId = Components.Schemas.Uuid
+        /// The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/RoastId`.
+        public typealias RoastId = Components.Schemas.Uuid
     }
 }

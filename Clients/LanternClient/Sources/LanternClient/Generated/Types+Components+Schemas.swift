@@ -58,7 +58,7 @@ extension Components {
             /// | `fortunes_not_available` | 403 | Fortunes are a Lucky Day feature. |
             /// | `headers_too_large` | 431 | The request's header fields are too large (gateway; the connection is closed). |
             /// | `id_token_expired` | 401 | The Google or Apple ID token has expired. |
-            /// | `idempotency_key_reused` | 422 | The `Idempotency-Key` was used for a different photo, or for an earlier cookie. |
+            /// | `idempotency_key_reused` | 422 | The `Idempotency-Key` was used for a different photo, for an earlier cookie, or for a roast of another order. |
             /// | `identity_provider_unavailable` | 503 | The Google or Apple key set could not be loaded and none is cached. |
             /// | `image_malformed` | 422 | The photo is damaged or lacks its size. |
             /// | `image_missing` | 400, 422 | No photo: an empty body (400), or a form without a photo part (422). |
@@ -95,6 +95,7 @@ extension Components {
             /// | `partner_already_paired` | 409 | The invite code's owner is already paired. |
             /// | `payload_too_large` | 413 | The body is over the limit of the service or the gateway. |
             /// | `places_unavailable` | 503 | astrology has no gazetteer loaded (`PLACES_FILE`). |
+            /// | `premium_locked` | 403 | The roast's category is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
             /// | `profile_not_found` | 404 | No Lucky Day profile has been saved yet. |
             /// | `profile_required` | 409 | Breaking a cookie needs a Lucky Day profile first. |
             /// | `provider_not_configured` | 503 | No client ids are configured for this sign-in provider. |
@@ -107,6 +108,8 @@ extension Components {
             /// | `report_pending` | 409 | The report is still being written. |
             /// | `report_revoked` | 403 | The App Store refunded or revoked every purchase of the report. |
             /// | `reports_not_available` | 403 | Reports are an AstroSvitla feature. |
+            /// | `roast_not_found` | 404 | No roast of the caller's has this id. |
+            /// | `roasts_not_available` | 403 | Roasts are a RoastMeLater feature. |
             /// | `route_not_found` | 404 | No route for this path. |
             /// | `service_unavailable` | 503 | The route's service is not configured on the gateway (its `*_URL`). |
             /// | `session_revoked` | 401 | The session has ended (logout or revocation); sign in again. |
@@ -197,7 +200,7 @@ extension Components {
             /// | `fortunes_not_available` | 403 | Fortunes are a Lucky Day feature. |
             /// | `headers_too_large` | 431 | The request's header fields are too large (gateway; the connection is closed). |
             /// | `id_token_expired` | 401 | The Google or Apple ID token has expired. |
-            /// | `idempotency_key_reused` | 422 | The `Idempotency-Key` was used for a different photo, or for an earlier cookie. |
+            /// | `idempotency_key_reused` | 422 | The `Idempotency-Key` was used for a different photo, for an earlier cookie, or for a roast of another order. |
             /// | `identity_provider_unavailable` | 503 | The Google or Apple key set could not be loaded and none is cached. |
             /// | `image_malformed` | 422 | The photo is damaged or lacks its size. |
             /// | `image_missing` | 400, 422 | No photo: an empty body (400), or a form without a photo part (422). |
@@ -234,6 +237,7 @@ extension Components {
             /// | `partner_already_paired` | 409 | The invite code's owner is already paired. |
             /// | `payload_too_large` | 413 | The body is over the limit of the service or the gateway. |
             /// | `places_unavailable` | 503 | astrology has no gazetteer loaded (`PLACES_FILE`). |
+            /// | `premium_locked` | 403 | The roast's category is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
             /// | `profile_not_found` | 404 | No Lucky Day profile has been saved yet. |
             /// | `profile_required` | 409 | Breaking a cookie needs a Lucky Day profile first. |
             /// | `provider_not_configured` | 503 | No client ids are configured for this sign-in provider. |
@@ -246,6 +250,8 @@ extension Components {
             /// | `report_pending` | 409 | The report is still being written. |
             /// | `report_revoked` | 403 | The App Store refunded or revoked every purchase of the report. |
             /// | `reports_not_available` | 403 | Reports are an AstroSvitla feature. |
+            /// | `roast_not_found` | 404 | No roast of the caller's has this id. |
+            /// | `roasts_not_available` | 403 | Roasts are a RoastMeLater feature. |
             /// | `route_not_found` | 404 | No route for this path. |
             /// | `service_unavailable` | 503 | The route's service is not configured on the gateway (its `*_URL`). |
             /// | `session_revoked` | 401 | The session has ended (logout or revocation); sign in again. |
@@ -3388,6 +3394,511 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case signedPayload
+            }
+        }
+        /// A category of RoastMeLater's catalogue (`GET /v1/roasts/catalogue`). `premium` is the Premium Roast, locked
+        /// until the user has the `premium_roasts` reward.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastCategoryID`.
+        @frozen public enum RoastCategoryID: String, Codable, Hashable, Sendable, CaseIterable {
+            case meetings = "meetings"
+            case deadlines = "deadlines"
+            case email = "email"
+            case coworkers = "coworkers"
+            case boss = "boss"
+            case remote = "remote"
+            case tech = "tech"
+            case office = "office"
+            case premium = "premium"
+        }
+        /// A mood of RoastMeLater's catalogue; a roast asked for with one is written in a tone for it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastMoodID`.
+        @frozen public enum RoastMoodID: String, Codable, Hashable, Sendable, CaseIterable {
+            case stressed = "stressed"
+            case frustrated = "frustrated"
+            case bored = "bored"
+            case tired = "tired"
+            case annoyed = "annoyed"
+        }
+        /// A name of RoastMeLater's catalogue in each language the app speaks.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastNames`.
+        public struct RoastNames: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RoastNames/en`.
+            public var en: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RoastNames/vi`.
+            public var vi: Swift.String
+            /// Creates a new `RoastNames`.
+            ///
+            /// - Parameters:
+            ///   - en:
+            ///   - vi:
+            public init(
+                en: Swift.String,
+                vi: Swift.String
+            ) {
+                self.en = en
+                self.vi = vi
+            }
+            public enum CodingKeys: String, CodingKey {
+                case en
+                case vi
+            }
+        }
+        /// A reaction: `hilarious` 😂, `fire` 🔥, `meh` 😐 or `dislike` 👎. In a roast, the one its reader gave it, with
+        /// `reactedAt`; in the catalogue, each of the four, without.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastReaction`.
+        public struct RoastReaction: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RoastReaction/name`.
+            @frozen public enum NamePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case hilarious = "hilarious"
+                case fire = "fire"
+                case meh = "meh"
+                case dislike = "dislike"
+            }
+            /// - Remark: Generated from `#/components/schemas/RoastReaction/name`.
+            public var name: Components.Schemas.RoastReaction.NamePayload
+            /// - Remark: Generated from `#/components/schemas/RoastReaction/emoji`.
+            @frozen public enum EmojiPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case _x1F602_ = "😂"
+                case _x1F525_ = "🔥"
+                case _x1F610_ = "😐"
+                case _x1F44E_ = "👎"
+            }
+            /// - Remark: Generated from `#/components/schemas/RoastReaction/emoji`.
+            public var emoji: Components.Schemas.RoastReaction.EmojiPayload
+            /// When the reader set this reaction; only in a roast's `reaction`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastReaction/reactedAt`.
+            public var reactedAt: Components.Schemas.Timestamp?
+            /// Creates a new `RoastReaction`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - emoji:
+            ///   - reactedAt: When the reader set this reaction; only in a roast's `reaction`.
+            public init(
+                name: Components.Schemas.RoastReaction.NamePayload,
+                emoji: Components.Schemas.RoastReaction.EmojiPayload,
+                reactedAt: Components.Schemas.Timestamp? = nil
+            ) {
+                self.name = name
+                self.emoji = emoji
+                self.reactedAt = reactedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case emoji
+                case reactedAt
+            }
+        }
+        /// What a roast can be asked for, and the reactions; every name in English and Vietnamese.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastCatalogue`.
+        public struct RoastCatalogue: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CategoriesPayload`.
+            public struct CategoriesPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CategoriesPayload/id`.
+                public var id: Components.Schemas.RoastCategoryID
+                /// An SF Symbols name.
+                ///
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CategoriesPayload/icon`.
+                public var icon: Swift.String
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CategoriesPayload/names`.
+                public var names: Components.Schemas.RoastNames
+                /// The Premium Roast, unlocked by the `premium_roasts` reward (a 7-day streak).
+                ///
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CategoriesPayload/premium`.
+                public var premium: Swift.Bool
+                /// Whether this user may ask for it: always when it is not premium; when it is, once the user has the
+                /// `premium_roasts` reward (until then `POST /v1/roasts` is 403 `premium_locked`).
+                ///
+                ///
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CategoriesPayload/unlocked`.
+                public var unlocked: Swift.Bool
+                /// Creates a new `CategoriesPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - icon: An SF Symbols name.
+                ///   - names:
+                ///   - premium: The Premium Roast, unlocked by the `premium_roasts` reward (a 7-day streak).
+                ///   - unlocked: Whether this user may ask for it: always when it is not premium; when it is, once the user has the
+                public init(
+                    id: Components.Schemas.RoastCategoryID,
+                    icon: Swift.String,
+                    names: Components.Schemas.RoastNames,
+                    premium: Swift.Bool,
+                    unlocked: Swift.Bool
+                ) {
+                    self.id = id
+                    self.icon = icon
+                    self.names = names
+                    self.premium = premium
+                    self.unlocked = unlocked
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case id
+                    case icon
+                    case names
+                    case premium
+                    case unlocked
+                }
+            }
+            /// In the catalogue's order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/categories`.
+            public typealias CategoriesPayload = [Components.Schemas.RoastCatalogue.CategoriesPayloadPayload]
+            /// In the catalogue's order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/categories`.
+            public var categories: Components.Schemas.RoastCatalogue.CategoriesPayload
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/MoodsPayload`.
+            public struct MoodsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/MoodsPayload/id`.
+                public var id: Components.Schemas.RoastMoodID
+                /// An SF Symbols name.
+                ///
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/MoodsPayload/icon`.
+                public var icon: Swift.String
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/MoodsPayload/names`.
+                public var names: Components.Schemas.RoastNames
+                /// Creates a new `MoodsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - icon: An SF Symbols name.
+                ///   - names:
+                public init(
+                    id: Components.Schemas.RoastMoodID,
+                    icon: Swift.String,
+                    names: Components.Schemas.RoastNames
+                ) {
+                    self.id = id
+                    self.icon = icon
+                    self.names = names
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case id
+                    case icon
+                    case names
+                }
+            }
+            /// In the catalogue's order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/moods`.
+            public typealias MoodsPayload = [Components.Schemas.RoastCatalogue.MoodsPayloadPayload]
+            /// In the catalogue's order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/moods`.
+            public var moods: Components.Schemas.RoastCatalogue.MoodsPayload
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/SpicePayload`.
+            public struct SpicePayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/SpicePayload/level`.
+                public var level: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/SpicePayload/names`.
+                public var names: Components.Schemas.RoastNames
+                /// Creates a new `SpicePayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - level:
+                ///   - names:
+                public init(
+                    level: Swift.Int,
+                    names: Components.Schemas.RoastNames
+                ) {
+                    self.level = level
+                    self.names = names
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case level
+                    case names
+                }
+            }
+            /// The spice levels, 1 (gentle) to 5 (savage).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/spice`.
+            public typealias SpicePayload = [Components.Schemas.RoastCatalogue.SpicePayloadPayload]
+            /// The spice levels, 1 (gentle) to 5 (savage).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/spice`.
+            public var spice: Components.Schemas.RoastCatalogue.SpicePayload
+            /// The four reactions, always in the order `hilarious`, `fire`, `meh`, `dislike` (without `reactedAt`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/reactions`.
+            public var reactions: [Components.Schemas.RoastReaction]
+            /// Creates a new `RoastCatalogue`.
+            ///
+            /// - Parameters:
+            ///   - categories: In the catalogue's order.
+            ///   - moods: In the catalogue's order.
+            ///   - spice: The spice levels, 1 (gentle) to 5 (savage).
+            ///   - reactions: The four reactions, always in the order `hilarious`, `fire`, `meh`, `dislike` (without `reactedAt`).
+            public init(
+                categories: Components.Schemas.RoastCatalogue.CategoriesPayload,
+                moods: Components.Schemas.RoastCatalogue.MoodsPayload,
+                spice: Components.Schemas.RoastCatalogue.SpicePayload,
+                reactions: [Components.Schemas.RoastReaction]
+            ) {
+                self.categories = categories
+                self.moods = moods
+                self.spice = spice
+                self.reactions = reactions
+            }
+            public enum CodingKeys: String, CodingKey {
+                case categories
+                case moods
+                case spice
+                case reactions
+            }
+        }
+        /// What to roast: words of the catalogue only. They are all a model is told about the roast (with the
+        /// category's and the mood's descriptions from the catalogue).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastRequest`.
+        public struct RoastRequest: Codable, Hashable, Sendable {
+            /// A category of the catalogue; a premium one needs the `premium_roasts` reward (else 403 `premium_locked`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastRequest/category`.
+            public var category: Components.Schemas.RoastCategoryID
+            /// How sharp, 1 (gentle) to 5 (savage).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastRequest/spice`.
+            public var spice: Swift.Int
+            /// The reader's mood, optional; the roast's tone follows it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastRequest/mood`.
+            public var mood: Components.Schemas.RoastMoodID?
+            /// The language to write in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastRequest/language`.
+            @frozen public enum LanguagePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case en = "en"
+                case vi = "vi"
+            }
+            /// The language to write in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastRequest/language`.
+            public var language: Components.Schemas.RoastRequest.LanguagePayload?
+            /// The device's IANA time zone: which local day the roast counts for (`localDate`). UTC without it.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastRequest/timeZone`.
+            public var timeZone: Components.Schemas.TimeZone?
+            /// Creates a new `RoastRequest`.
+            ///
+            /// - Parameters:
+            ///   - category: A category of the catalogue; a premium one needs the `premium_roasts` reward (else 403 `premium_locked`).
+            ///   - spice: How sharp, 1 (gentle) to 5 (savage).
+            ///   - mood: The reader's mood, optional; the roast's tone follows it.
+            ///   - language: The language to write in.
+            ///   - timeZone: The device's IANA time zone: which local day the roast counts for (`localDate`). UTC without it.
+            public init(
+                category: Components.Schemas.RoastCategoryID,
+                spice: Swift.Int,
+                mood: Components.Schemas.RoastMoodID? = nil,
+                language: Components.Schemas.RoastRequest.LanguagePayload? = nil,
+                timeZone: Components.Schemas.TimeZone? = nil
+            ) {
+                self.category = category
+                self.spice = spice
+                self.mood = mood
+                self.language = language
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case category
+                case spice
+                case mood
+                case language
+                case timeZone
+            }
+        }
+        /// A roast in its reader's history; no one else can see it, and the events about it carry no text. Keys that are
+        /// not set (`mood`, `reaction`) are omitted.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/Roast`.
+        public struct Roast: Codable, Hashable, Sendable {
+            /// The roast (UUID version 7, so ids sort as `createdAt` does; the `roastId` of its events).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/id`.
+            public var id: Components.Schemas.Uuid
+            /// The roast, in `language`: at most 220 user-visible characters (grapheme clusters: "ệ" or an emoji counts
+            /// once; JSON Schema's `maxLength`, which counts code points, is therefore not stated). It names no one.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/text`.
+            public var text: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Roast/category`.
+            public var category: Components.Schemas.RoastCategoryID
+            /// How sharp, 1 (gentle) to 5 (savage).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/spice`.
+            public var spice: Swift.Int
+            /// The mood it was asked for with; absent when none was given.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/mood`.
+            public var mood: Components.Schemas.RoastMoodID?
+            /// The language it is written in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/language`.
+            @frozen public enum LanguagePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case en = "en"
+                case vi = "vi"
+            }
+            /// The language it is written in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/language`.
+            public var language: Components.Schemas.Roast.LanguagePayload
+            /// True when no model wrote it: content's local grammar did (no model configured, none answered within
+            /// `ROAST_BUDGET_SECONDS`, or its answer was set aside); the app may show its "artisanal" note.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/artisanal`.
+            public var artisanal: Swift.Bool
+            /// The day of `createdAt` in the request's `timeZone` (UTC without one), `YYYY-MM-DD`: the local day the
+            /// roast counts for.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/localDate`.
+            public var localDate: Swift.String
+            /// Whether the reader made it a favourite (`PUT /v1/roasts/{roastId}/favourite`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/favourite`.
+            public var favourite: Swift.Bool
+            /// The reader's reaction, with `reactedAt`; absent when there is none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/reaction`.
+            public var reaction: Components.Schemas.RoastReaction?
+            /// What the share sheet shares: `text`, an empty line, then `Roasted by RoastMeLater · <link>` (in Vietnamese
+            /// `Được roast bởi RoastMeLater · <link>`), the link being `ROASTMELATER_SHARE_URL`
+            /// (`https://roastmelater.app` by default).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/shareText`.
+            public var shareText: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Roast/createdAt`.
+            public var createdAt: Components.Schemas.Timestamp
+            /// Creates a new `Roast`.
+            ///
+            /// - Parameters:
+            ///   - id: The roast (UUID version 7, so ids sort as `createdAt` does; the `roastId` of its events).
+            ///   - text: The roast, in `language`: at most 220 user-visible characters (grapheme clusters: "ệ" or an emoji counts
+            ///   - category:
+            ///   - spice: How sharp, 1 (gentle) to 5 (savage).
+            ///   - mood: The mood it was asked for with; absent when none was given.
+            ///   - language: The language it is written in.
+            ///   - artisanal: True when no model wrote it: content's local grammar did (no model configured, none answered within
+            ///   - localDate: The day of `createdAt` in the request's `timeZone` (UTC without one), `YYYY-MM-DD`: the local day the
+            ///   - favourite: Whether the reader made it a favourite (`PUT /v1/roasts/{roastId}/favourite`).
+            ///   - reaction: The reader's reaction, with `reactedAt`; absent when there is none.
+            ///   - shareText: What the share sheet shares: `text`, an empty line, then `Roasted by RoastMeLater · <link>` (in Vietnamese
+            ///   - createdAt:
+            public init(
+                id: Components.Schemas.Uuid,
+                text: Swift.String,
+                category: Components.Schemas.RoastCategoryID,
+                spice: Swift.Int,
+                mood: Components.Schemas.RoastMoodID? = nil,
+                language: Components.Schemas.Roast.LanguagePayload,
+                artisanal: Swift.Bool,
+                localDate: Swift.String,
+                favourite: Swift.Bool,
+                reaction: Components.Schemas.RoastReaction? = nil,
+                shareText: Swift.String,
+                createdAt: Components.Schemas.Timestamp
+            ) {
+                self.id = id
+                self.text = text
+                self.category = category
+                self.spice = spice
+                self.mood = mood
+                self.language = language
+                self.artisanal = artisanal
+                self.localDate = localDate
+                self.favourite = favourite
+                self.reaction = reaction
+                self.shareText = shareText
+                self.createdAt = createdAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case text
+                case category
+                case spice
+                case mood
+                case language
+                case artisanal
+                case localDate
+                case favourite
+                case reaction
+                case shareText
+                case createdAt
+            }
+        }
+        /// A page of the caller's roasts. `nextCursor` is omitted on the last page.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastPage`.
+        public struct RoastPage: Codable, Hashable, Sendable {
+            /// Newest first, at most `limit`; empty when nothing matches.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastPage/roasts`.
+            public var roasts: [Components.Schemas.Roast]
+            /// Opaque; pass it as `cursor` (with the same filters) for the next page. Only when more roasts match.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `RoastPage`.
+            ///
+            /// - Parameters:
+            ///   - roasts: Newest first, at most `limit`; empty when nothing matches.
+            ///   - nextCursor: Opaque; pass it as `cursor` (with the same filters) for the next page. Only when more roasts match.
+            public init(
+                roasts: [Components.Schemas.Roast],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.roasts = roasts
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case roasts
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/RoastReactionRequest`.
+        public struct RoastReactionRequest: Codable, Hashable, Sendable {
+            /// The reaction's name or its emoji.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastReactionRequest/reaction`.
+            @frozen public enum ReactionPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case hilarious = "hilarious"
+                case fire = "fire"
+                case meh = "meh"
+                case dislike = "dislike"
+                case _x1F602_ = "😂"
+                case _x1F525_ = "🔥"
+                case _x1F610_ = "😐"
+                case _x1F44E_ = "👎"
+            }
+            /// The reaction's name or its emoji.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastReactionRequest/reaction`.
+            public var reaction: Components.Schemas.RoastReactionRequest.ReactionPayload
+            /// Creates a new `RoastReactionRequest`.
+            ///
+            /// - Parameters:
+            ///   - reaction: The reaction's name or its emoji.
+            public init(reaction: Components.Schemas.RoastReactionRequest.ReactionPayload) {
+                self.reaction = reaction
+            }
+            public enum CodingKeys: String, CodingKey {
+                case reaction
             }
         }
         /// - Remark: Generated from `#/components/schemas/PublicJWKS`.

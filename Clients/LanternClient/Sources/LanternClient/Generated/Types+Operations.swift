@@ -12799,4 +12799,3307 @@ public enum Operations {
             }
         }
     }
+    /// What a roast can be asked for, and the reactions
+    ///
+    /// RoastMeLater's catalogue (`Services/Content/Sources/RoastMeLater/Catalogue/catalogue.json`): the categories
+    /// `meetings`, `deadlines`, `email`, `coworkers`, `boss`, `remote`, `tech`, `office` and `premium`, the moods
+    /// `stressed`, `frustrated`, `bored`, `tired` and `annoyed`, each with an SF Symbols icon, the spice levels 1
+    /// (gentle) to 5 (savage), and the four reactions; every name in English and Vietnamese (the app shows the one
+    /// of its language). A premium category (`premium: true`, the Premium Roast) is `unlocked` once the user has the
+    /// `premium_roasts` reward (a 7-day streak, granted by gamification); until then `POST /v1/roasts` refuses it
+    /// with 403 `premium_locked`. Every other category is always unlocked. RoastMeLater user tokens only.
+    ///
+    /// The app may keep the catalogue and revalidate it: it comes with an `ETag` and `Cache-Control: private,
+    /// no-cache`, and `If-None-Match` with that `ETag` gets 304 while it is unchanged. The `ETag` changes when the
+    /// catalogue does and when the user unlocks the Premium Roast.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/catalogue`.
+    /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)`.
+    public enum GetRoastCatalogue {
+        public static let id: Swift.String = "getRoastCatalogue"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/catalogue/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An `ETag` received earlier (a comma-separated list, `W/` prefixes and `*` are accepted).
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/catalogue/GET/header/If-None-Match`.
+                public var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRoastCatalogue.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifNoneMatch: An `ETag` received earlier (a comma-separated list, `W/` prefixes and `*` are accepted).
+                ///   - accept:
+                public init(
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRoastCatalogue.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetRoastCatalogue.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.GetRoastCatalogue.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/catalogue/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// `"<first 32 hex digits of SHA-256 of the JSON body>"`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/catalogue/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// `private, no-cache`
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/catalogue/GET/responses/200/headers/Cache-Control`.
+                    public var cacheControl: Components.Headers.PrivateNoCache?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: `"<first 32 hex digits of SHA-256 of the JSON body>"`.
+                    ///   - cacheControl: `private, no-cache`
+                    public init(
+                        eTag: Swift.String? = nil,
+                        cacheControl: Components.Headers.PrivateNoCache? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetRoastCatalogue.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/roasts/catalogue/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/catalogue/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.RoastCatalogue)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.RoastCatalogue {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetRoastCatalogue.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.GetRoastCatalogue.Output.Ok.Headers = .init(),
+                    body: Operations.GetRoastCatalogue.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The catalogue, for this user.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetRoastCatalogue.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetRoastCatalogue.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/catalogue/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The catalogue's `ETag`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/catalogue/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// `private, no-cache`
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/catalogue/GET/responses/304/headers/Cache-Control`.
+                    public var cacheControl: Components.Headers.PrivateNoCache?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The catalogue's `ETag`.
+                    ///   - cacheControl: `private, no-cache`
+                    public init(
+                        eTag: Swift.String? = nil,
+                        cacheControl: Components.Headers.PrivateNoCache? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetRoastCatalogue.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetRoastCatalogue.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// `If-None-Match` matches the current `ETag`. No body; same `ETag` and `Cache-Control`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetRoastCatalogue.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetRoastCatalogue.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The caller's roasts, newest first
+    ///
+    /// The caller's history: their roasts, newest first, at most `limit` of them (20 by default), each as
+    /// `GET /v1/roasts/{roastId}` answers it. The filters `mood`, `category`, `reaction` and `favourite` narrow it
+    /// (a roast must match every one given). When more roasts match, `nextCursor` is there: pass it as `cursor`
+    /// with the same filters for the next page; it is absent on the last page. No roasts: `{"roasts": []}`.
+    /// RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts`.
+    /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)`.
+    public enum ListRoasts {
+        public static let id: Swift.String = "listRoasts"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Only roasts asked for with this mood.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/GET/query/mood`.
+                public var mood: Components.Schemas.RoastMoodID?
+                /// Only roasts of this category.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/GET/query/category`.
+                public var category: Components.Schemas.RoastCategoryID?
+                /// - Remark: Generated from `#/paths/v1/roasts/GET/query/reaction`.
+                @frozen public enum ReactionPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case hilarious = "hilarious"
+                    case fire = "fire"
+                    case meh = "meh"
+                    case dislike = "dislike"
+                    case _x1F602_ = "😂"
+                    case _x1F525_ = "🔥"
+                    case _x1F610_ = "😐"
+                    case _x1F44E_ = "👎"
+                }
+                /// Only roasts with this reaction, by name or by emoji (percent-encoded, `%F0%9F%94%A5` for 🔥).
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/GET/query/reaction`.
+                public var reaction: Operations.ListRoasts.Input.Query.ReactionPayload?
+                /// `true`: only favourites; `false`: only roasts that are not.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/GET/query/favourite`.
+                public var favourite: Swift.Bool?
+                /// Opaque: the previous page's `nextCursor`, unchanged. Anything else may be 422 naming `cursor`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/GET/query/cursor`.
+                public var cursor: Swift.String?
+                /// At most this many roasts.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/GET/query/limit`.
+                public var limit: Swift.Int?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - mood: Only roasts asked for with this mood.
+                ///   - category: Only roasts of this category.
+                ///   - reaction: Only roasts with this reaction, by name or by emoji (percent-encoded, `%F0%9F%94%A5` for 🔥).
+                ///   - favourite: `true`: only favourites; `false`: only roasts that are not.
+                ///   - cursor: Opaque: the previous page's `nextCursor`, unchanged. Anything else may be 422 naming `cursor`.
+                ///   - limit: At most this many roasts.
+                public init(
+                    mood: Components.Schemas.RoastMoodID? = nil,
+                    category: Components.Schemas.RoastCategoryID? = nil,
+                    reaction: Operations.ListRoasts.Input.Query.ReactionPayload? = nil,
+                    favourite: Swift.Bool? = nil,
+                    cursor: Swift.String? = nil,
+                    limit: Swift.Int? = nil
+                ) {
+                    self.mood = mood
+                    self.category = category
+                    self.reaction = reaction
+                    self.favourite = favourite
+                    self.cursor = cursor
+                    self.limit = limit
+                }
+            }
+            public var query: Operations.ListRoasts.Input.Query
+            /// - Remark: Generated from `#/paths/v1/roasts/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListRoasts.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListRoasts.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListRoasts.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.ListRoasts.Input.Query = .init(),
+                headers: Operations.ListRoasts.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.RoastPage)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.RoastPage {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListRoasts.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListRoasts.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A page of roasts, newest first (possibly none).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListRoasts.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListRoasts.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/GET/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/GET/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListRoasts.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListRoasts.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed`: every invalid parameter (`mood`, `category`, `reaction`, `favourite`, `cursor`, `limit`) is listed in `errors`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ListRoasts.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.ListRoasts.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Write a roast
+    ///
+    /// Writes a roast of the category at the spice level, in the tone of the mood when one is given, and keeps it
+    /// in the caller's history. RoastMeLater user tokens only. Checked in this order: token (401), RoastMeLater
+    /// user token (403), `Idempotency-Key` format (422), the body (415, 400, 422 naming each invalid field), a
+    /// retry (200, or 422 `idempotency_key_reused`), the Premium Roast (403 `premium_locked`).
+    ///
+    /// * **The prompt** holds only the catalogue's words: the category's id and what it is about, the spice level
+    ///   and how sharp it is, the mood and its tone, and the language. Never free text from the user, and never who
+    ///   they are (no name, id or account data): a roast is about a situation, not a person.
+    /// * **The text** is at most 220 user-visible characters (grapheme clusters: "ệ" or an emoji counts once), in
+    ///   the language asked; a longer model answer is cut at its last whole sentence, or refused when that keeps
+    ///   less than half. A model's answer must pass the output guard (the length, the language, a blocklist of
+    ///   links, e-mail addresses, phone numbers and slurs) and must name no one: a capitalised word inside a
+    ///   sentence is taken for the name of a person or a company, unless it is one of a few allowed words (`I`,
+    ///   the weekdays, `CEO`, `HR`, `IT`, `Excel`, `Zoom`, `Tết`, `Thứ Hai`…), and the answer is set aside.
+    /// * **Artisanal.** When no model is configured (the default of `make up`), none answers within
+    ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), or its answer is set aside (the output guard, or a name),
+    ///   content's local grammar writes the roast for the same category, spice level, mood and language, in
+    ///   microseconds. `artisanal` is then `true`.
+    /// * **Premium Roast.** A premium category (`premium: true` in `GET /v1/roasts/catalogue`) is 403
+    ///   `premium_locked` (field `category`) until the user has the `premium_roasts` reward (a 7-day streak, from
+    ///   gamification's `reward.granted`).
+    /// * **Retries.** A call with the `Idempotency-Key` of an earlier roast and the same order (`category`,
+    ///   `spice`, `mood` and `language`; `timeZone` is not compared) gets that roast again (200), as it is now
+    ///   (with its favourite and reaction); nothing is written or announced again. The key of an earlier roast of
+    ///   another order is 422 `idempotency_key_reused` (field `Idempotency-Key`).
+    /// * `localDate` is the day of `createdAt` in `timeZone` (the device's IANA time zone; UTC without one): the
+    ///   local day the roast counts for.
+    /// * **After a write** content publishes `roast.generated` (without the text), in the transaction that keeps
+    ///   the roast.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/roasts`.
+    /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)`.
+    public enum WriteRoast {
+        public static let id: Swift.String = "writeRoast"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// Makes retries of one roast safe: 1–128 visible ASCII characters (a UUID is ideal), one new key per
+                /// roast. Scoped to the user; a retry with the same key and the same order gets the roast written then.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/POST/header/Idempotency-Key`.
+                public var idempotencyKey: Components.Parameters.IdempotencyKey?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WriteRoast.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - idempotencyKey: Makes retries of one roast safe: 1–128 visible ASCII characters (a UUID is ideal), one new key per
+                ///   - accept:
+                public init(
+                    idempotencyKey: Components.Parameters.IdempotencyKey? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WriteRoast.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.WriteRoast.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/roasts/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.RoastRequest)
+            }
+            public var body: Operations.WriteRoast.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.WriteRoast.Input.Headers = .init(),
+                body: Operations.WriteRoast.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.Roast)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Roast {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WriteRoast.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WriteRoast.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// A new roast, kept in the history (and `roast.generated` published).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.WriteRoast.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.WriteRoast.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Roast)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Roast {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WriteRoast.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WriteRoast.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// A retry: the roast written earlier with this `Idempotency-Key` and the same order, as it is now. Nothing
+            /// is written or announced again.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.WriteRoast.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.WriteRoast.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `malformed_json` (empty body, not JSON, or not a JSON object) or, from the gateway, `invalid_path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/POST/responses/403/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/POST/responses/403/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WriteRoast.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WriteRoast.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// `premium_locked` (`errors` names `category`): the category is premium and the user does not have the
+            /// `premium_roasts` reward yet. Also `roasts_not_available` (the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Operations.WriteRoast.Output.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Operations.WriteRoast.Output.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB (identity, astrology, content) or `GATEWAY_MAX_BODY_BYTES` (gateway).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the `Content-Type` is not JSON.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/POST/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.WriteRoast.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.WriteRoast.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed`: every invalid field of the body is listed in `errors` — `category` (missing, or not
+            /// a category of the catalogue), `spice` (missing, or not 1–5), `mood` (not a mood of the catalogue),
+            /// `language` (not `en` or `vi`), `timeZone` (not an IANA time zone); a wrong JSON type, or `null` for
+            /// `category` or `spice`, names its field the same way. Before the body, `Idempotency-Key` (not 1–128
+            /// visible ASCII characters). `idempotency_key_reused` (field `Idempotency-Key`): the key was sent with an
+            /// earlier roast of another order.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.WriteRoast.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.WriteRoast.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// One roast
+    ///
+    /// One of the caller's roasts, with its favourite and reaction. Another user's roast, an unknown id and an id
+    /// that is not a UUID are all 404 `roast_not_found`. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/{roastId}`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)`.
+    public enum GetRoast {
+        public static let id: Swift.String = "getRoast"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/GET/path/roastId`.
+                public var roastId: Components.Parameters.RoastId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - roastId: The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                public init(roastId: Components.Parameters.RoastId) {
+                    self.roastId = roastId
+                }
+            }
+            public var path: Operations.GetRoast.Input.Path
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRoast.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRoast.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetRoast.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.GetRoast.Input.Path,
+                headers: Operations.GetRoast.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Roast)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Roast {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetRoast.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetRoast.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The roast.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetRoast.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetRoast.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roast_not_found`: no roast of the caller's has this id (another user's, or not a UUID).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.RoastNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.RoastNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Mark a roast as a favourite
+    ///
+    /// Makes the roast one of the caller's favourites (`GET /v1/roasts?favourite=true` lists them). No body.
+    /// When it already is one, nothing changes and nothing is announced; otherwise content publishes
+    /// `roast.favourited` in the transaction that changes it. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/roasts/{roastId}/favourite`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)`.
+    public enum FavouriteRoast {
+        public static let id: Swift.String = "favouriteRoast"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/favourite/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/favourite/PUT/path/roastId`.
+                public var roastId: Components.Parameters.RoastId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - roastId: The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                public init(roastId: Components.Parameters.RoastId) {
+                    self.roastId = roastId
+                }
+            }
+            public var path: Operations.FavouriteRoast.Input.Path
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/favourite/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FavouriteRoast.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FavouriteRoast.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.FavouriteRoast.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.FavouriteRoast.Input.Path,
+                headers: Operations.FavouriteRoast.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/favourite/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/favourite/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Roast)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Roast {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.FavouriteRoast.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.FavouriteRoast.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The roast, a favourite.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.FavouriteRoast.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.FavouriteRoast.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roast_not_found`: no roast of the caller's has this id (another user's, or not a UUID).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.RoastNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.RoastNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Take a roast out of the favourites
+    ///
+    /// Makes the roast no longer a favourite. No body. When it was not one, nothing changes and nothing is
+    /// announced; otherwise content publishes `roast.favourited` (`favourite: false`). RoastMeLater user tokens
+    /// only.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/roasts/{roastId}/favourite`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)`.
+    public enum UnfavouriteRoast {
+        public static let id: Swift.String = "unfavouriteRoast"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/favourite/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/favourite/DELETE/path/roastId`.
+                public var roastId: Components.Parameters.RoastId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - roastId: The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                public init(roastId: Components.Parameters.RoastId) {
+                    self.roastId = roastId
+                }
+            }
+            public var path: Operations.UnfavouriteRoast.Input.Path
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/favourite/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnfavouriteRoast.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnfavouriteRoast.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.UnfavouriteRoast.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.UnfavouriteRoast.Input.Path,
+                headers: Operations.UnfavouriteRoast.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/favourite/DELETE/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/favourite/DELETE/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Roast)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Roast {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.UnfavouriteRoast.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.UnfavouriteRoast.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The roast, not a favourite.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.UnfavouriteRoast.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.UnfavouriteRoast.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roast_not_found`: no roast of the caller's has this id (another user's, or not a UUID).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.RoastNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.RoastNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// React to a roast
+    ///
+    /// Sets the roast's one reaction, replacing any other: `hilarious` (😂), `fire` (🔥), `meh` (😐) or `dislike`
+    /// (👎), by name or by emoji; `reaction.reactedAt` is when it was set. The reaction it already has changes
+    /// nothing (not even `reactedAt`) and announces nothing; otherwise content publishes `roast.reacted` in the
+    /// transaction that changes it. RoastMeLater user tokens only. Checked in this order: token (401),
+    /// RoastMeLater user token (403), the id (404 when it is not a UUID), the body (415, 400, 422 `reaction`), the
+    /// roast (404).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/roasts/{roastId}/reaction`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)`.
+    public enum ReactToRoast {
+        public static let id: Swift.String = "reactToRoast"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/PUT/path/roastId`.
+                public var roastId: Components.Parameters.RoastId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - roastId: The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                public init(roastId: Components.Parameters.RoastId) {
+                    self.roastId = roastId
+                }
+            }
+            public var path: Operations.ReactToRoast.Input.Path
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ReactToRoast.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ReactToRoast.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ReactToRoast.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.RoastReactionRequest)
+            }
+            public var body: Operations.ReactToRoast.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.ReactToRoast.Input.Path,
+                headers: Operations.ReactToRoast.Input.Headers = .init(),
+                body: Operations.ReactToRoast.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Roast)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Roast {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ReactToRoast.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ReactToRoast.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The roast, with the reaction.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ReactToRoast.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ReactToRoast.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `malformed_json` (empty body, not JSON, or not a JSON object) or, from the gateway, `invalid_path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roast_not_found`: no roast of the caller's has this id (another user's, or not a UUID).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.RoastNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.RoastNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB (identity, astrology, content) or `GATEWAY_MAX_BODY_BYTES` (gateway).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the `Content-Type` is not JSON.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/PUT/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/PUT/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ReactToRoast.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ReactToRoast.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed` (field `reaction`): missing, `null`, not a string, or not one of the four names or emoji.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ReactToRoast.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.ReactToRoast.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Remove the reaction from a roast
+    ///
+    /// Removes the roast's reaction (`reaction` is then absent). No body. Without one, nothing changes and nothing
+    /// is announced; otherwise content publishes `roast.reacted` without `reaction`. RoastMeLater user tokens
+    /// only.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/roasts/{roastId}/reaction`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)`.
+    public enum RemoveRoastReaction {
+        public static let id: Swift.String = "removeRoastReaction"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/DELETE/path/roastId`.
+                public var roastId: Components.Parameters.RoastId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - roastId: The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                public init(roastId: Components.Parameters.RoastId) {
+                    self.roastId = roastId
+                }
+            }
+            public var path: Operations.RemoveRoastReaction.Input.Path
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveRoastReaction.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveRoastReaction.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RemoveRoastReaction.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.RemoveRoastReaction.Input.Path,
+                headers: Operations.RemoveRoastReaction.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/DELETE/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/reaction/DELETE/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Roast)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Roast {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RemoveRoastReaction.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RemoveRoastReaction.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The roast, without a reaction.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.RemoveRoastReaction.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.RemoveRoastReaction.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roast_not_found`: no roast of the caller's has this id (another user's, or not a UUID).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.RoastNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.RoastNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
 }

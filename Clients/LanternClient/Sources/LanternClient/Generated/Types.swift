@@ -564,6 +564,124 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/appstore/notifications`.
     /// - Remark: Generated from `#/paths//v1/appstore/notifications/post(receiveAppStoreNotification)`.
     func receiveAppStoreNotification(_ input: Operations.ReceiveAppStoreNotification.Input) async throws -> Operations.ReceiveAppStoreNotification.Output
+    /// What a roast can be asked for, and the reactions
+    ///
+    /// RoastMeLater's catalogue (`Services/Content/Sources/RoastMeLater/Catalogue/catalogue.json`): the categories
+    /// `meetings`, `deadlines`, `email`, `coworkers`, `boss`, `remote`, `tech`, `office` and `premium`, the moods
+    /// `stressed`, `frustrated`, `bored`, `tired` and `annoyed`, each with an SF Symbols icon, the spice levels 1
+    /// (gentle) to 5 (savage), and the four reactions; every name in English and Vietnamese (the app shows the one
+    /// of its language). A premium category (`premium: true`, the Premium Roast) is `unlocked` once the user has the
+    /// `premium_roasts` reward (a 7-day streak, granted by gamification); until then `POST /v1/roasts` refuses it
+    /// with 403 `premium_locked`. Every other category is always unlocked. RoastMeLater user tokens only.
+    ///
+    /// The app may keep the catalogue and revalidate it: it comes with an `ETag` and `Cache-Control: private,
+    /// no-cache`, and `If-None-Match` with that `ETag` gets 304 while it is unchanged. The `ETag` changes when the
+    /// catalogue does and when the user unlocks the Premium Roast.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/catalogue`.
+    /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)`.
+    func getRoastCatalogue(_ input: Operations.GetRoastCatalogue.Input) async throws -> Operations.GetRoastCatalogue.Output
+    /// The caller's roasts, newest first
+    ///
+    /// The caller's history: their roasts, newest first, at most `limit` of them (20 by default), each as
+    /// `GET /v1/roasts/{roastId}` answers it. The filters `mood`, `category`, `reaction` and `favourite` narrow it
+    /// (a roast must match every one given). When more roasts match, `nextCursor` is there: pass it as `cursor`
+    /// with the same filters for the next page; it is absent on the last page. No roasts: `{"roasts": []}`.
+    /// RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts`.
+    /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)`.
+    func listRoasts(_ input: Operations.ListRoasts.Input) async throws -> Operations.ListRoasts.Output
+    /// Write a roast
+    ///
+    /// Writes a roast of the category at the spice level, in the tone of the mood when one is given, and keeps it
+    /// in the caller's history. RoastMeLater user tokens only. Checked in this order: token (401), RoastMeLater
+    /// user token (403), `Idempotency-Key` format (422), the body (415, 400, 422 naming each invalid field), a
+    /// retry (200, or 422 `idempotency_key_reused`), the Premium Roast (403 `premium_locked`).
+    ///
+    /// * **The prompt** holds only the catalogue's words: the category's id and what it is about, the spice level
+    ///   and how sharp it is, the mood and its tone, and the language. Never free text from the user, and never who
+    ///   they are (no name, id or account data): a roast is about a situation, not a person.
+    /// * **The text** is at most 220 user-visible characters (grapheme clusters: "ệ" or an emoji counts once), in
+    ///   the language asked; a longer model answer is cut at its last whole sentence, or refused when that keeps
+    ///   less than half. A model's answer must pass the output guard (the length, the language, a blocklist of
+    ///   links, e-mail addresses, phone numbers and slurs) and must name no one: a capitalised word inside a
+    ///   sentence is taken for the name of a person or a company, unless it is one of a few allowed words (`I`,
+    ///   the weekdays, `CEO`, `HR`, `IT`, `Excel`, `Zoom`, `Tết`, `Thứ Hai`…), and the answer is set aside.
+    /// * **Artisanal.** When no model is configured (the default of `make up`), none answers within
+    ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), or its answer is set aside (the output guard, or a name),
+    ///   content's local grammar writes the roast for the same category, spice level, mood and language, in
+    ///   microseconds. `artisanal` is then `true`.
+    /// * **Premium Roast.** A premium category (`premium: true` in `GET /v1/roasts/catalogue`) is 403
+    ///   `premium_locked` (field `category`) until the user has the `premium_roasts` reward (a 7-day streak, from
+    ///   gamification's `reward.granted`).
+    /// * **Retries.** A call with the `Idempotency-Key` of an earlier roast and the same order (`category`,
+    ///   `spice`, `mood` and `language`; `timeZone` is not compared) gets that roast again (200), as it is now
+    ///   (with its favourite and reaction); nothing is written or announced again. The key of an earlier roast of
+    ///   another order is 422 `idempotency_key_reused` (field `Idempotency-Key`).
+    /// * `localDate` is the day of `createdAt` in `timeZone` (the device's IANA time zone; UTC without one): the
+    ///   local day the roast counts for.
+    /// * **After a write** content publishes `roast.generated` (without the text), in the transaction that keeps
+    ///   the roast.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/roasts`.
+    /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)`.
+    func writeRoast(_ input: Operations.WriteRoast.Input) async throws -> Operations.WriteRoast.Output
+    /// One roast
+    ///
+    /// One of the caller's roasts, with its favourite and reaction. Another user's roast, an unknown id and an id
+    /// that is not a UUID are all 404 `roast_not_found`. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/{roastId}`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)`.
+    func getRoast(_ input: Operations.GetRoast.Input) async throws -> Operations.GetRoast.Output
+    /// Mark a roast as a favourite
+    ///
+    /// Makes the roast one of the caller's favourites (`GET /v1/roasts?favourite=true` lists them). No body.
+    /// When it already is one, nothing changes and nothing is announced; otherwise content publishes
+    /// `roast.favourited` in the transaction that changes it. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/roasts/{roastId}/favourite`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)`.
+    func favouriteRoast(_ input: Operations.FavouriteRoast.Input) async throws -> Operations.FavouriteRoast.Output
+    /// Take a roast out of the favourites
+    ///
+    /// Makes the roast no longer a favourite. No body. When it was not one, nothing changes and nothing is
+    /// announced; otherwise content publishes `roast.favourited` (`favourite: false`). RoastMeLater user tokens
+    /// only.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/roasts/{roastId}/favourite`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)`.
+    func unfavouriteRoast(_ input: Operations.UnfavouriteRoast.Input) async throws -> Operations.UnfavouriteRoast.Output
+    /// React to a roast
+    ///
+    /// Sets the roast's one reaction, replacing any other: `hilarious` (😂), `fire` (🔥), `meh` (😐) or `dislike`
+    /// (👎), by name or by emoji; `reaction.reactedAt` is when it was set. The reaction it already has changes
+    /// nothing (not even `reactedAt`) and announces nothing; otherwise content publishes `roast.reacted` in the
+    /// transaction that changes it. RoastMeLater user tokens only. Checked in this order: token (401),
+    /// RoastMeLater user token (403), the id (404 when it is not a UUID), the body (415, 400, 422 `reaction`), the
+    /// roast (404).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/roasts/{roastId}/reaction`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)`.
+    func reactToRoast(_ input: Operations.ReactToRoast.Input) async throws -> Operations.ReactToRoast.Output
+    /// Remove the reaction from a roast
+    ///
+    /// Removes the roast's reaction (`reaction` is then absent). No body. Without one, nothing changes and nothing
+    /// is announced; otherwise content publishes `roast.reacted` without `reaction`. RoastMeLater user tokens
+    /// only.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/roasts/{roastId}/reaction`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)`.
+    func removeRoastReaction(_ input: Operations.RemoveRoastReaction.Input) async throws -> Operations.RemoveRoastReaction.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1319,6 +1437,184 @@ extension APIProtocol {
         try await receiveAppStoreNotification(Operations.ReceiveAppStoreNotification.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// What a roast can be asked for, and the reactions
+    ///
+    /// RoastMeLater's catalogue (`Services/Content/Sources/RoastMeLater/Catalogue/catalogue.json`): the categories
+    /// `meetings`, `deadlines`, `email`, `coworkers`, `boss`, `remote`, `tech`, `office` and `premium`, the moods
+    /// `stressed`, `frustrated`, `bored`, `tired` and `annoyed`, each with an SF Symbols icon, the spice levels 1
+    /// (gentle) to 5 (savage), and the four reactions; every name in English and Vietnamese (the app shows the one
+    /// of its language). A premium category (`premium: true`, the Premium Roast) is `unlocked` once the user has the
+    /// `premium_roasts` reward (a 7-day streak, granted by gamification); until then `POST /v1/roasts` refuses it
+    /// with 403 `premium_locked`. Every other category is always unlocked. RoastMeLater user tokens only.
+    ///
+    /// The app may keep the catalogue and revalidate it: it comes with an `ETag` and `Cache-Control: private,
+    /// no-cache`, and `If-None-Match` with that `ETag` gets 304 while it is unchanged. The `ETag` changes when the
+    /// catalogue does and when the user unlocks the Premium Roast.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/catalogue`.
+    /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)`.
+    public func getRoastCatalogue(headers: Operations.GetRoastCatalogue.Input.Headers = .init()) async throws -> Operations.GetRoastCatalogue.Output {
+        try await getRoastCatalogue(Operations.GetRoastCatalogue.Input(headers: headers))
+    }
+    /// The caller's roasts, newest first
+    ///
+    /// The caller's history: their roasts, newest first, at most `limit` of them (20 by default), each as
+    /// `GET /v1/roasts/{roastId}` answers it. The filters `mood`, `category`, `reaction` and `favourite` narrow it
+    /// (a roast must match every one given). When more roasts match, `nextCursor` is there: pass it as `cursor`
+    /// with the same filters for the next page; it is absent on the last page. No roasts: `{"roasts": []}`.
+    /// RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts`.
+    /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)`.
+    public func listRoasts(
+        query: Operations.ListRoasts.Input.Query = .init(),
+        headers: Operations.ListRoasts.Input.Headers = .init()
+    ) async throws -> Operations.ListRoasts.Output {
+        try await listRoasts(Operations.ListRoasts.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Write a roast
+    ///
+    /// Writes a roast of the category at the spice level, in the tone of the mood when one is given, and keeps it
+    /// in the caller's history. RoastMeLater user tokens only. Checked in this order: token (401), RoastMeLater
+    /// user token (403), `Idempotency-Key` format (422), the body (415, 400, 422 naming each invalid field), a
+    /// retry (200, or 422 `idempotency_key_reused`), the Premium Roast (403 `premium_locked`).
+    ///
+    /// * **The prompt** holds only the catalogue's words: the category's id and what it is about, the spice level
+    ///   and how sharp it is, the mood and its tone, and the language. Never free text from the user, and never who
+    ///   they are (no name, id or account data): a roast is about a situation, not a person.
+    /// * **The text** is at most 220 user-visible characters (grapheme clusters: "ệ" or an emoji counts once), in
+    ///   the language asked; a longer model answer is cut at its last whole sentence, or refused when that keeps
+    ///   less than half. A model's answer must pass the output guard (the length, the language, a blocklist of
+    ///   links, e-mail addresses, phone numbers and slurs) and must name no one: a capitalised word inside a
+    ///   sentence is taken for the name of a person or a company, unless it is one of a few allowed words (`I`,
+    ///   the weekdays, `CEO`, `HR`, `IT`, `Excel`, `Zoom`, `Tết`, `Thứ Hai`…), and the answer is set aside.
+    /// * **Artisanal.** When no model is configured (the default of `make up`), none answers within
+    ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), or its answer is set aside (the output guard, or a name),
+    ///   content's local grammar writes the roast for the same category, spice level, mood and language, in
+    ///   microseconds. `artisanal` is then `true`.
+    /// * **Premium Roast.** A premium category (`premium: true` in `GET /v1/roasts/catalogue`) is 403
+    ///   `premium_locked` (field `category`) until the user has the `premium_roasts` reward (a 7-day streak, from
+    ///   gamification's `reward.granted`).
+    /// * **Retries.** A call with the `Idempotency-Key` of an earlier roast and the same order (`category`,
+    ///   `spice`, `mood` and `language`; `timeZone` is not compared) gets that roast again (200), as it is now
+    ///   (with its favourite and reaction); nothing is written or announced again. The key of an earlier roast of
+    ///   another order is 422 `idempotency_key_reused` (field `Idempotency-Key`).
+    /// * `localDate` is the day of `createdAt` in `timeZone` (the device's IANA time zone; UTC without one): the
+    ///   local day the roast counts for.
+    /// * **After a write** content publishes `roast.generated` (without the text), in the transaction that keeps
+    ///   the roast.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/roasts`.
+    /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)`.
+    public func writeRoast(
+        headers: Operations.WriteRoast.Input.Headers = .init(),
+        body: Operations.WriteRoast.Input.Body
+    ) async throws -> Operations.WriteRoast.Output {
+        try await writeRoast(Operations.WriteRoast.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// One roast
+    ///
+    /// One of the caller's roasts, with its favourite and reaction. Another user's roast, an unknown id and an id
+    /// that is not a UUID are all 404 `roast_not_found`. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/{roastId}`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/get(getRoast)`.
+    public func getRoast(
+        path: Operations.GetRoast.Input.Path,
+        headers: Operations.GetRoast.Input.Headers = .init()
+    ) async throws -> Operations.GetRoast.Output {
+        try await getRoast(Operations.GetRoast.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Mark a roast as a favourite
+    ///
+    /// Makes the roast one of the caller's favourites (`GET /v1/roasts?favourite=true` lists them). No body.
+    /// When it already is one, nothing changes and nothing is announced; otherwise content publishes
+    /// `roast.favourited` in the transaction that changes it. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/roasts/{roastId}/favourite`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/put(favouriteRoast)`.
+    public func favouriteRoast(
+        path: Operations.FavouriteRoast.Input.Path,
+        headers: Operations.FavouriteRoast.Input.Headers = .init()
+    ) async throws -> Operations.FavouriteRoast.Output {
+        try await favouriteRoast(Operations.FavouriteRoast.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Take a roast out of the favourites
+    ///
+    /// Makes the roast no longer a favourite. No body. When it was not one, nothing changes and nothing is
+    /// announced; otherwise content publishes `roast.favourited` (`favourite: false`). RoastMeLater user tokens
+    /// only.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/roasts/{roastId}/favourite`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/favourite/delete(unfavouriteRoast)`.
+    public func unfavouriteRoast(
+        path: Operations.UnfavouriteRoast.Input.Path,
+        headers: Operations.UnfavouriteRoast.Input.Headers = .init()
+    ) async throws -> Operations.UnfavouriteRoast.Output {
+        try await unfavouriteRoast(Operations.UnfavouriteRoast.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// React to a roast
+    ///
+    /// Sets the roast's one reaction, replacing any other: `hilarious` (😂), `fire` (🔥), `meh` (😐) or `dislike`
+    /// (👎), by name or by emoji; `reaction.reactedAt` is when it was set. The reaction it already has changes
+    /// nothing (not even `reactedAt`) and announces nothing; otherwise content publishes `roast.reacted` in the
+    /// transaction that changes it. RoastMeLater user tokens only. Checked in this order: token (401),
+    /// RoastMeLater user token (403), the id (404 when it is not a UUID), the body (415, 400, 422 `reaction`), the
+    /// roast (404).
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/roasts/{roastId}/reaction`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/put(reactToRoast)`.
+    public func reactToRoast(
+        path: Operations.ReactToRoast.Input.Path,
+        headers: Operations.ReactToRoast.Input.Headers = .init(),
+        body: Operations.ReactToRoast.Input.Body
+    ) async throws -> Operations.ReactToRoast.Output {
+        try await reactToRoast(Operations.ReactToRoast.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Remove the reaction from a roast
+    ///
+    /// Removes the roast's reaction (`reaction` is then absent). No body. Without one, nothing changes and nothing
+    /// is announced; otherwise content publishes `roast.reacted` without `reaction`. RoastMeLater user tokens
+    /// only.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/roasts/{roastId}/reaction`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)`.
+    public func removeRoastReaction(
+        path: Operations.RemoveRoastReaction.Input.Path,
+        headers: Operations.RemoveRoastReaction.Input.Headers = .init()
+    ) async throws -> Operations.RemoveRoastReaction.Output {
+        try await removeRoastReaction(Operations.RemoveRoastReaction.Input(
+            path: path,
+            headers: headers
         ))
     }
 }

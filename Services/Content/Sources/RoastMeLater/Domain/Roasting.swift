@@ -1,0 +1,73 @@
+import Foundation
+import LanternCore
+
+/// What RoastMeLater keeps, as the domain needs it (`RoastStore` implements it over `content.roasts`).
+protocol RoastRecords: Sendable {
+    /// The roast an earlier call with this `Idempotency-Key` made.
+    func roast(idempotencyKey: String, of user: UUID) async throws -> Roast?
+    func roast(_ id: UUID, of user: UUID) async throws -> Roast?
+    /// Whether gamification granted the user `reward` (content's copy of `reward.granted`).
+    func hasReward(_ reward: String, user: UUID) async throws -> Bool
+    /// Keeps the roast and announces it (`roast.generated`) in one transaction; when another call with the same key
+    /// won the race, its roast instead.
+    func record(_ roast: Roast, idempotencyKey: String?) async throws -> Roast
+    func page(of user: UUID, _ filter: RoastFilter) async throws -> RoastPage
+    /// Sets whether the roast is a favourite (announced when it changes); nil when the user has no such roast.
+    func setFavourite(_ favourite: Bool, roast: UUID, user: UUID, at date: Date) async throws -> Roast?
+    /// Sets or removes the roast's reaction (announced when it changes); nil when the user has no such roast.
+    func setReaction(_ reaction: RoastReaction?, roast: UUID, user: UUID, at date: Date) async throws -> Roast?
+}
+
+enum RoastOutcome: Sendable, Equatable {
+    case written(Roast, refusedName: Bool)
+    /// The same `Idempotency-Key` and the same order as an earlier call: its roast.
+    case replayed(Roast)
+    /// A premium category without the reward that unlocks it.
+    case premiumLocked
+    /// An `Idempotency-Key` of an earlier call that asked for something else.
+    case keyReused
+}
+
+/// RoastMeLater's decisions: who may have which category, what a retried call gets, which day a roast counts for.
+struct Roasting: Sendable {
+    let records: any RoastRecords
+    let writer: RoastWriter
+    let catalogue: RoastCatalogue
+    /// The whole time a roast may spend on a model before the local grammar's.
+    let budget: Duration
+    let clock: WallClock
+
+    func roast(user: UUID, order: RoastOrder, idempotencyKey key: String?) async throws -> RoastOutcome {
+        if let key, let earlier = try await records.roast(idempotencyKey: key, of: user) {
+            return Self.sameOrder(earlier, order) ? .replayed(earlier) : .keyReused
+        }
+        if order.category.premium, !(try await records.hasReward(RoastCatalogue.premiumReward, user: user)) { return .premiumLocked }
+        let now = clock.now()
+        let id = UUID.v7(at: now)
+        let written = await writer.write(order, user: user, roast: id, budget: budget)
+        let roast = Roast(id: id, userID: user, category: order.category.id, spice: order.spice.level, mood: order.mood?.id,
+                          language: order.language, text: written.text, artisanal: written.artisanal, source: written.source,
+                          localDate: Self.localDate(now, in: order.timeZone), reaction: nil, reactedAt: nil, favourite: false, createdAt: now)
+        let stored = try await records.record(roast, idempotencyKey: key)
+        guard stored.id == roast.id else { return Self.sameOrder(stored, order) ? .replayed(stored) : .keyReused }
+        return .written(stored, refusedName: written.refusedName)
+    }
+
+    static func sameOrder(_ roast: Roast, _ order: RoastOrder) -> Bool {
+        roast.category == order.category.id && roast.spice == order.spice.level && roast.mood == order.mood?.id && roast.language == order.language
+    }
+
+    /// The calendar day of `date` in `zone`, `YYYY-MM-DD`.
+    static func localDate(_ date: Date, in zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let day = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", day.year ?? 1970, day.month ?? 1, day.day ?? 1)
+    }
+
+    /// The roast's text to share, with the app's link (REQ-SHR-006).
+    static func shareText(_ roast: Roast, link: String) -> String {
+        let tag = RoastNames(en: "Roasted by RoastMeLater", vi: "Được roast bởi RoastMeLater")
+        return "\(roast.text)\n\n\(tag[roast.language]) · \(link)"
+    }
+}

@@ -1,0 +1,63 @@
+import ContentKit
+import Foundation
+import Hummingbird
+import LanternContracts
+import LanternCore
+import LanternHTTP
+import LanternLLM
+import LanternService
+import PostgresNIO
+
+/// RoastMeLater inside content: roasts by category, spice and mood in English and Vietnamese, their history,
+/// favourites and reactions. Its LLM task is `roast`, with the local grammar of `Catalogue/roasts.json`; its
+/// catalogue is `Catalogue/catalogue.json`; its tables are `0003_roastmelater.sql`.
+public enum RoastMeLaterContent {
+    static let metricHelp: [String: String] = [
+        "lantern_roastmelater_roasts_total": "RoastMeLater roasts written, by whether they are artisanal.",
+        "lantern_roastmelater_names_refused_total": "Model roasts set aside because they named someone.",
+    ]
+
+    public static let module = ContentAppModule(
+        app: .roastmelater, llmTasks: ["roast"],
+        grammars: { try ContentBundle.catalogue("roasts.json", in: .module, as: [String: Grammar].self) },
+        migrations: { try ContentBundle.migrations(in: .module) },
+        metricHelp: metricHelp,
+        configure: { settings in
+            let configuration = try RoastMeLaterConfiguration(settings: settings)
+            let catalogue = try catalogue()
+            return { platform in RoastMeLaterApp(configuration, catalogue: catalogue, platform: platform) }
+        })
+
+    /// The categories, moods and spice levels.
+    static func catalogue() throws -> RoastCatalogue {
+        try ContentBundle.catalogue("catalogue.json", in: .module, as: RoastCatalogue.self)
+    }
+}
+
+struct RoastMeLaterApp: ContentApp {
+    let roasts: RoastsController
+    let store: RoastStore
+    let gamification: GamificationEventsConsumer
+
+    init(_ configuration: RoastMeLaterConfiguration, catalogue: RoastCatalogue, platform: ContentPlatform) {
+        store = RoastStore(client: platform.postgres, outbox: platform.outbox, logger: platform.logger)
+        let roasting = Roasting(records: store, writer: RoastWriter(generator: platform.texts, local: platform.local), catalogue: catalogue,
+                                budget: configuration.roastBudget, clock: platform.clock)
+        roasts = RoastsController(roasting: roasting, shareLink: configuration.shareLink)
+        gamification = GamificationEventsConsumer(store: store, postgres: platform.postgres, logger: platform.logger)
+    }
+
+    /// `/v1/roasts`.
+    func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
+        router.group("/v1/roasts").add(middleware: requireAuth).addRoutes(roasts.routes)
+    }
+
+    var periodicWork: [PeriodicWork] { [] }
+
+    var consumers: [ContentConsumer] { [gamification.consumer] }
+
+    /// The roasts, reactions, favourites and rewards.
+    func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws {
+        try await store.erase(user, on: connection)
+    }
+}

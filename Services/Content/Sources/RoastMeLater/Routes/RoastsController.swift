@@ -1,0 +1,253 @@
+import ContentKit
+import Foundation
+import Hummingbird
+import LanternContracts
+import LanternCore
+import LanternHTTP
+import Metrics
+
+/// RoastMeLater: `/v1/roasts` (write one, the history), `/v1/roasts/catalogue`, `/v1/roasts/{roastId}` with its
+/// `favourite` and `reaction`.
+struct RoastsController: Sendable {
+    let roasting: Roasting
+    /// The app's link in share texts.
+    let shareLink: String
+
+    // MARK: Bodies
+
+    struct RoastRequest: Decodable {
+        var category: String?
+        var spice: Int?
+        var mood: String?
+        /// `en` (default) or `vi`.
+        var language: String?
+        /// The device's IANA time zone: which local day the roast counts for (default UTC).
+        var timeZone: String?
+    }
+
+    struct ReactionRequest: Decodable {
+        var reaction: String?
+    }
+
+    struct ReactionBody: Encodable, Sendable {
+        var name: String
+        var emoji: String
+        var reactedAt: Date?
+    }
+
+    struct RoastBody: Encodable, Sendable {
+        var id: String
+        var text: String
+        var category: String
+        var spice: Int
+        var mood: String?
+        var language: String
+        /// Not written by a model: the local grammar wrote it.
+        var artisanal: Bool
+        var localDate: String
+        var favourite: Bool
+        var reaction: ReactionBody?
+        /// The text to share, with the app's link (REQ-SHR-006).
+        var shareText: String
+        var createdAt: Date
+
+        init(_ roast: Roast, shareLink: String) {
+            id = roast.id.lowercased
+            text = roast.text
+            category = roast.category
+            spice = roast.spice
+            mood = roast.mood
+            language = roast.language.rawValue
+            artisanal = roast.artisanal
+            localDate = roast.localDate
+            favourite = roast.favourite
+            reaction = roast.reaction.map { ReactionBody(name: $0.rawValue, emoji: $0.emoji, reactedAt: roast.reactedAt) }
+            shareText = Roasting.shareText(roast, link: shareLink)
+            createdAt = roast.createdAt
+        }
+    }
+
+    struct PageBody: Encodable, Sendable {
+        var roasts: [RoastBody]
+        /// Pass as `cursor` for the next page; absent on the last.
+        var nextCursor: String?
+    }
+
+    struct CatalogueBody: Encodable, Sendable {
+        struct Category: Encodable, Sendable {
+            var id: String
+            var icon: String
+            var names: RoastNames
+            var premium: Bool
+            /// False for a premium category the user has not unlocked yet.
+            var unlocked: Bool
+        }
+        struct Mood: Encodable, Sendable {
+            var id: String
+            var icon: String
+            var names: RoastNames
+        }
+        struct Spice: Encodable, Sendable {
+            var level: Int
+            var names: RoastNames
+        }
+        var categories: [Category]
+        var moods: [Mood]
+        var spice: [Spice]
+        var reactions: [ReactionBody]
+    }
+
+    // MARK: Routes
+
+    /// Mounted at `/v1/roasts`.
+    var routes: RouteCollection<LanternRequestContext> {
+        let routes = RouteCollection(context: LanternRequestContext.self)
+        routes.post(use: write)
+        routes.get(use: history)
+        routes.get("catalogue", use: catalogue)
+        routes.get(":roastId", use: roast)
+        routes.put(":roastId/favourite") { request, context in try await favourite(true, request, context) }
+        routes.delete(":roastId/favourite") { request, context in try await favourite(false, request, context) }
+        routes.put(":roastId/reaction", use: react)
+        routes.delete(":roastId/reaction", use: unreact)
+        return routes
+    }
+
+    @Sendable func write(_ request: Request, context: LanternRequestContext) async throws -> Response {
+        let user = try user(context)
+        let key = try IdempotencyKey.of(request)
+        let body = try await request.decodeJSON(as: RoastRequest.self, context: context)
+        let catalogue = roasting.catalogue
+        var v = FieldValidator()
+        let category = body.category.flatMap(catalogue.category)
+        if let given = body.category {
+            v.check(category != nil, "category", "'\(given)' is not a category; one of: \(catalogue.categories.map(\.id).joined(separator: ", "))")
+        } else {
+            v.fail("category", "is required: one of \(catalogue.categories.map(\.id).joined(separator: ", "))")
+        }
+        let spice = body.spice.flatMap(catalogue.spice)
+        if let given = body.spice { v.check(spice != nil, "spice", "must be 1–5, got \(given)") } else { v.fail("spice", "is required: 1 (gentle) to 5 (savage)") }
+        let mood = body.mood.flatMap(catalogue.mood)
+        if let given = body.mood {
+            v.check(mood != nil, "mood", "'\(given)' is not a mood; one of: \(catalogue.moods.map(\.id).joined(separator: ", "))")
+        }
+        let language = RoastLanguage(rawValue: body.language ?? "en")
+        v.check(language != nil, "language", "must be en or vi")
+        let zone = body.timeZone.map { TimeZoneName.isValid($0) ? TimeZone(identifier: $0) : nil } ?? TimeZone(identifier: "UTC")
+        v.check(zone != nil, "timeZone", "must be an IANA time zone such as Asia/Ho_Chi_Minh")
+        try v.validate()
+        guard let category, let spice, let language, let zone else { throw Problem.invalid([]) }
+
+        let order = RoastOrder(category: category, spice: spice, mood: mood, language: language, timeZone: zone)
+        switch try await roasting.roast(user: user, order: order, idempotencyKey: key) {
+        case .written(let roast, let refusedName):
+            // Anonymous counters only: how many, how many not by a model, how many model answers named someone.
+            Counter(label: "lantern_roastmelater_roasts_total", dimensions: [("artisanal", String(roast.artisanal))]).increment()
+            if refusedName { Counter(label: "lantern_roastmelater_names_refused_total").increment() }
+            return try JSONResponse(RoastBody(roast, shareLink: shareLink), status: .created).response(from: request, context: context)
+        case .replayed(let roast):
+            return try JSONResponse(RoastBody(roast, shareLink: shareLink)).response(from: request, context: context)
+        case .premiumLocked:
+            throw Problem(status: 403, code: "premium_locked", title: "Forbidden",
+                          detail: "The '\(category.id)' category unlocks with a 7-day streak.",
+                          errors: [.init(field: "category", message: "unlocks with a 7-day streak (the premium_roasts reward)")])
+        case .keyReused:
+            throw Problem.invalid(field: "Idempotency-Key", "was used for another roast; send a new key for each roast", code: "idempotency_key_reused")
+        }
+    }
+
+    @Sendable func history(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<PageBody> {
+        let user = try user(context)
+        let query = request.uri.queryParameters
+        let catalogue = roasting.catalogue
+        var v = FieldValidator()
+        var filter = RoastFilter(limit: 20)
+        if let mood = query["mood"].map(String.init) {
+            v.check(catalogue.mood(mood) != nil, "mood", "'\(mood)' is not a mood; one of: \(catalogue.moods.map(\.id).joined(separator: ", "))")
+            filter.mood = mood
+        }
+        if let category = query["category"].map(String.init) {
+            v.check(catalogue.category(category) != nil, "category", "'\(category)' is not a category")
+            filter.category = category
+        }
+        if let given = query["reaction"].map(String.init) {
+            filter.reaction = RoastReaction(given: given)
+            v.check(filter.reaction != nil, "reaction", "must be hilarious, fire, meh or dislike")
+        }
+        if let given = query["favourite"].map(String.init) {
+            filter.favourite = ["true": true, "false": false][given]
+            v.check(filter.favourite != nil, "favourite", "must be true or false")
+        }
+        if let given = query["cursor"].map(String.init) {
+            filter.before = UUID(uuidString: given)
+            v.check(filter.before != nil, "cursor", "is not a cursor this API gave")
+        }
+        if let given = query["limit"].map(String.init) {
+            let limit = Int(given) ?? 0
+            v.check((1...100).contains(limit), "limit", "must be 1–100")
+            filter.limit = limit
+        }
+        try v.validate()
+        let page = try await roasting.records.page(of: user, filter)
+        return JSONResponse(PageBody(roasts: page.roasts.map { RoastBody($0, shareLink: shareLink) }, nextCursor: page.next?.lowercased))
+    }
+
+    /// The categories (premium ones say whether this user has unlocked them), moods, spice levels and reactions,
+    /// in English and Vietnamese; the app may keep it and revalidate with its ETag.
+    @Sendable func catalogue(_ request: Request, context: LanternRequestContext) async throws -> Response {
+        let user = try user(context)
+        let catalogue = roasting.catalogue
+        let unlocked = try await roasting.records.hasReward(RoastCatalogue.premiumReward, user: user)
+        let body = CatalogueBody(
+            categories: catalogue.categories.map { .init(id: $0.id, icon: $0.icon, names: $0.names, premium: $0.premium, unlocked: !$0.premium || unlocked) },
+            moods: catalogue.moods.map { .init(id: $0.id, icon: $0.icon, names: $0.names) },
+            spice: catalogue.spice.map { .init(level: $0.level, names: $0.names) },
+            reactions: RoastReaction.allCases.map { ReactionBody(name: $0.rawValue, emoji: $0.emoji, reactedAt: nil) })
+        return try ConditionalResponse.json(body, for: request, cacheControl: "private, no-cache")
+    }
+
+    @Sendable func roast(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<RoastBody> {
+        let user = try user(context)
+        guard let roast = try await roasting.records.roast(try roastID(context), of: user) else { throw Self.notFound }
+        return JSONResponse(RoastBody(roast, shareLink: shareLink))
+    }
+
+    func favourite(_ favourite: Bool, _ request: Request, _ context: LanternRequestContext) async throws -> JSONResponse<RoastBody> {
+        let user = try user(context)
+        guard let roast = try await roasting.records.setFavourite(favourite, roast: try roastID(context), user: user, at: roasting.clock.now()) else {
+            throw Self.notFound
+        }
+        return JSONResponse(RoastBody(roast, shareLink: shareLink))
+    }
+
+    @Sendable func react(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<RoastBody> {
+        let user = try user(context)
+        let id = try roastID(context)
+        let body = try await request.decodeJSON(as: ReactionRequest.self, context: context)
+        guard let given = body.reaction else { throw Problem.invalid(field: "reaction", "is required: hilarious (😂), fire (🔥), meh (😐) or dislike (👎)") }
+        guard let reaction = RoastReaction(given: given) else {
+            throw Problem.invalid(field: "reaction", "'\(given)' is not a reaction; one of hilarious (😂), fire (🔥), meh (😐), dislike (👎)")
+        }
+        guard let roast = try await roasting.records.setReaction(reaction, roast: id, user: user, at: roasting.clock.now()) else { throw Self.notFound }
+        return JSONResponse(RoastBody(roast, shareLink: shareLink))
+    }
+
+    @Sendable func unreact(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<RoastBody> {
+        let user = try user(context)
+        guard let roast = try await roasting.records.setReaction(nil, roast: try roastID(context), user: user, at: roasting.clock.now()) else {
+            throw Self.notFound
+        }
+        return JSONResponse(RoastBody(roast, shareLink: shareLink))
+    }
+
+    static let notFound = Problem.notFound("No such roast.", code: "roast_not_found")
+
+    private func roastID(_ context: LanternRequestContext) throws -> UUID {
+        guard let text = context.parameters.get("roastId"), let id = UUID(uuidString: text) else { throw Self.notFound }
+        return id
+    }
+
+    private func user(_ context: LanternRequestContext) throws -> UUID {
+        try context.requireUser(of: .roastmelater, otherwise: .forbidden("Roasts are a RoastMeLater feature.", code: "roasts_not_available"))
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import LanternContracts
+import LanternCore
+import LanternDatabase
+import LanternEvents
+import Logging
+import PostgresNIO
+
+/// RoastMeLater's roasts (`content.roasts`) and the rewards that unlock parts of its catalogue
+/// (`content.roast_rewards`); every change a user makes is announced in the transaction that makes it.
+struct RoastStore: RoastRecords {
+    let client: PostgresClient
+    let outbox: Outbox
+    let logger: Logger
+
+    static let columns = "id, user_id, category, spice, mood, language, text, artisanal, source, local_date::text, reaction, reacted_at, favourite, created_at"
+
+    static func decode(_ row: PostgresRow) throws -> Roast {
+        let (id, user, category, spice, mood, language, text, artisanal, source, localDate, reaction, reactedAt, favourite, created) =
+            try row.decode((UUID, UUID, String, Int, String?, String, String, Bool, String, String, String?, Date?, Bool, Date).self)
+        guard let language = RoastLanguage(rawValue: language) else { throw StoreInconsistency("content.roasts \(id): language '\(language)'") }
+        return Roast(id: id, userID: user, category: category, spice: spice, mood: mood, language: language, text: text, artisanal: artisanal,
+                     source: source, localDate: localDate, reaction: reaction.flatMap(RoastReaction.init(rawValue:)), reactedAt: reactedAt,
+                     favourite: favourite, createdAt: created)
+    }
+
+    private func first(_ rows: PostgresRowSequence) async throws -> Roast? {
+        for try await row in rows { return try Self.decode(row) }
+        return nil
+    }
+
+    func roast(idempotencyKey key: String, of user: UUID) async throws -> Roast? {
+        try await first(client.query("""
+            SELECT \(unescaped: Self.columns) FROM content.roasts WHERE user_id = \(user) AND idempotency_key = \(key)
+            """, logger: logger))
+    }
+
+    func roast(_ id: UUID, of user: UUID) async throws -> Roast? {
+        try await first(client.query("SELECT \(unescaped: Self.columns) FROM content.roasts WHERE id = \(id) AND user_id = \(user)", logger: logger))
+    }
+
+    func hasReward(_ reward: String, user: UUID) async throws -> Bool {
+        for try await _ in try await client.query("""
+            SELECT 1 FROM content.roast_rewards WHERE user_id = \(user) AND reward = \(reward)
+            """, logger: logger) { return true }
+        return false
+    }
+
+    func record(_ roast: Roast, idempotencyKey key: String?) async throws -> Roast {
+        let stored: Roast? = try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                INSERT INTO content.roasts (id, user_id, category, spice, mood, language, text, artisanal, source, local_date, created_at, idempotency_key)
+                VALUES (\(roast.id), \(roast.userID), \(roast.category), \(roast.spice), \(roast.mood), \(roast.language.rawValue), \(roast.text),
+                        \(roast.artisanal), \(roast.source), \(roast.localDate)::date, \(roast.createdAt), \(key))
+                ON CONFLICT (user_id, idempotency_key) DO NOTHING
+                RETURNING \(unescaped: Self.columns)
+                """, logger: logger)
+            guard let inserted = try await first(rows) else { return nil }
+            try await outbox.enqueue(ContentEvents.RoastGenerated(
+                roastId: roast.id.lowercased, userId: roast.userID.lowercased, category: roast.category, spice: roast.spice, mood: roast.mood,
+                language: roast.language.rawValue, artisanal: roast.artisanal, localDate: roast.localDate, createdAt: roast.createdAt),
+                subject: roast.userID.lowercased, at: roast.createdAt, on: connection, logger: logger)
+            return inserted
+        }
+        if let stored {
+            outbox.committed()
+            return stored
+        }
+        // Another call with the same key committed first.
+        guard let key, let earlier = try await self.roast(idempotencyKey: key, of: roast.userID) else {
+            throw StoreInconsistency("content.roasts: an insert conflicted on a key that is not there")
+        }
+        return earlier
+    }
+
+    func page(of user: UUID, _ filter: RoastFilter) async throws -> RoastPage {
+        var sql = "SELECT \(Self.columns) FROM content.roasts WHERE user_id = $1"
+        var bindings = PostgresBindings()
+        bindings.append(user)
+        func and(_ condition: String, _ value: some PostgresEncodable & Sendable) throws {
+            try bindings.append(value)
+            sql += " AND \(condition) $\(bindings.count)"
+        }
+        if let mood = filter.mood { try and("mood =", mood) }
+        if let category = filter.category { try and("category =", category) }
+        if let reaction = filter.reaction { try and("reaction =", reaction.rawValue) }
+        if let favourite = filter.favourite { try and("favourite =", favourite) }
+        if let before = filter.before { try and("id <", before) }
+        bindings.append(filter.limit + 1)
+        sql += " ORDER BY id DESC LIMIT $\(bindings.count)"
+        var roasts: [Roast] = []
+        for try await row in try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) {
+            roasts.append(try Self.decode(row))
+        }
+        let more = roasts.count > filter.limit
+        if more { roasts.removeLast() }
+        return RoastPage(roasts: roasts, next: more ? roasts.last?.id : nil)
+    }
+
+    func setFavourite(_ favourite: Bool, roast id: UUID, user: UUID, at date: Date) async throws -> Roast? {
+        try await change(id, user: user, changed: { $0.favourite != favourite }) { _, connection in
+            let updated = try await first(connection.query("""
+                UPDATE content.roasts SET favourite = \(favourite) WHERE id = \(id) RETURNING \(unescaped: Self.columns)
+                """, logger: logger))
+            try await outbox.enqueue(ContentEvents.RoastFavourited(roastId: id.lowercased, userId: user.lowercased, favourite: favourite, at: date),
+                                     subject: user.lowercased, at: date, on: connection, logger: logger)
+            return updated
+        }
+    }
+
+    func setReaction(_ reaction: RoastReaction?, roast id: UUID, user: UUID, at date: Date) async throws -> Roast? {
+        let value = reaction?.rawValue, reactedAt = reaction == nil ? nil : date
+        return try await change(id, user: user, changed: { $0.reaction != reaction }) { current, connection in
+            let updated = try await first(connection.query("""
+                UPDATE content.roasts SET reaction = \(value), reacted_at = \(reactedAt) WHERE id = \(id) RETURNING \(unescaped: Self.columns)
+                """, logger: logger))
+            try await outbox.enqueue(ContentEvents.RoastReacted(roastId: id.lowercased, userId: user.lowercased, category: current.category,
+                                                                reaction: value, reactedAt: date),
+                                     subject: user.lowercased, at: date, on: connection, logger: logger)
+            return updated
+        }
+    }
+
+    /// Locks the user's roast; when `changed` says the change changes it, `update` applies and announces it.
+    private func change(_ id: UUID, user: UUID, changed: @escaping @Sendable (Roast) -> Bool,
+                        update: @escaping @Sendable (Roast, PostgresConnection) async throws -> Roast?) async throws -> Roast? {
+        let (roast, announced): (Roast?, Bool) = try await client.transaction(logger: logger) { connection in
+            let current = try await first(connection.query("""
+                SELECT \(unescaped: Self.columns) FROM content.roasts WHERE id = \(id) AND user_id = \(user) FOR UPDATE
+                """, logger: logger))
+            guard let current else { return (nil, false) }
+            guard changed(current) else { return (current, false) }
+            return (try await update(current, connection), true)
+        }
+        if announced { outbox.committed() }
+        return roast
+    }
+
+    /// `reward.granted`: keeps the unlock (a reward once granted stays).
+    func grant(_ reward: String, user: UUID, at date: Date, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            INSERT INTO content.roast_rewards (user_id, reward, granted_at) VALUES (\(user), \(reward), \(date))
+            ON CONFLICT (user_id, reward) DO NOTHING
+            """, logger: logger)
+    }
+
+    /// The user's roasts, reactions, favourites and rewards.
+    func erase(_ user: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM content.roasts WHERE user_id = \(user)", logger: logger)
+        try await connection.query("DELETE FROM content.roast_rewards WHERE user_id = \(user)", logger: logger)
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// What `gamification` announces on `lantern.events.gamification` (docs/events.md, "gamification"). Declared
+/// before its producer exists (issue #26): content already keeps its copy of the rewards it gates on.
+public enum GamificationEvents {
+    public static let producer = "gamification"
+
+    /// A reward a user earned (RoastMeLater: the Premium Roast category after a 7-day streak, REQ-STR-008). A reward
+    /// once granted stays.
+    public struct RewardGranted: EventPayload, Equatable {
+        public static let eventType = "reward.granted"
+        public static var stream: EventStream { .events(GamificationEvents.producer) }
+        public var userId: String
+        public var app: AppID
+        /// The reward's id in the app's catalogue, e.g. `premium_roasts`.
+        public var reward: String
+        public var grantedAt: Date
+
+        public init(userId: String, app: AppID, reward: String, grantedAt: Date) {
+            self.userId = userId
+            self.app = app
+            self.reward = reward
+            self.grantedAt = grantedAt
+        }
+    }
+}
