@@ -41,6 +41,12 @@ mkdir -p "$STATE/bench"
 PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  # Every executable gone before its database and Redis are: one still shutting down would outlive the run (and hold
+  # its port for the next) if they went first; one that has not stopped after 10 s is killed and named.
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then warn "$(ps -o comm= -p "$pid") ($pid) did not stop within 10 s of SIGTERM; killing it"; kill -KILL "$pid" 2>/dev/null || true; fi
+  done
   if [ -s "$STATE/bench/nginx/nginx.pid" ]; then kill -QUIT "$(cat "$STATE/bench/nginx/nginx.pid")" 2>/dev/null || true; fi
   stop_redis bench "$REDIS_PORT"; stop_postgres bench
 }

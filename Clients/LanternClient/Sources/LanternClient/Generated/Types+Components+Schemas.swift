@@ -3842,6 +3842,152 @@ extension Components {
                 case createdAt
             }
         }
+        /// "Your Roast Stats": the caller's own counts.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastStats`.
+        public struct RoastStats: Codable, Hashable, Sendable {
+            /// Roasts in all.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastStats/total`.
+            public var total: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/RoastStats/favourites`.
+            public var favourites: Swift.Int
+            /// By reaction name (`hilarious`, `fire`, `meh`, `dislike`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastStats/reactions`.
+            public struct ReactionsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.Int]
+                /// Creates a new `ReactionsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.Int] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// By reaction name (`hilarious`, `fire`, `meh`, `dislike`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastStats/reactions`.
+            public var reactions: Components.Schemas.RoastStats.ReactionsPayload
+            /// By mood id; `none` for roasts asked without a mood.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastStats/moods`.
+            public struct MoodsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.Int]
+                /// Creates a new `MoodsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.Int] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// By mood id; `none` for roasts asked without a mood.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastStats/moods`.
+            public var moods: Components.Schemas.RoastStats.MoodsPayload
+            /// By category id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastStats/categories`.
+            public struct CategoriesPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.Int]
+                /// Creates a new `CategoriesPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.Int] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// By category id.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastStats/categories`.
+            public var categories: Components.Schemas.RoastStats.CategoriesPayload
+            /// Creates a new `RoastStats`.
+            ///
+            /// - Parameters:
+            ///   - total: Roasts in all.
+            ///   - favourites:
+            ///   - reactions: By reaction name (`hilarious`, `fire`, `meh`, `dislike`).
+            ///   - moods: By mood id; `none` for roasts asked without a mood.
+            ///   - categories: By category id.
+            public init(
+                total: Swift.Int,
+                favourites: Swift.Int,
+                reactions: Components.Schemas.RoastStats.ReactionsPayload,
+                moods: Components.Schemas.RoastStats.MoodsPayload,
+                categories: Components.Schemas.RoastStats.CategoriesPayload
+            ) {
+                self.total = total
+                self.favourites = favourites
+                self.reactions = reactions
+                self.moods = moods
+                self.categories = categories
+            }
+            public enum CodingKeys: String, CodingKey {
+                case total
+                case favourites
+                case reactions
+                case moods
+                case categories
+            }
+        }
+        /// Every roast of the caller, oldest first.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastExport`.
+        public struct RoastExport: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RoastExport/app`.
+            @frozen public enum AppPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case roastmelater = "roastmelater"
+            }
+            /// - Remark: Generated from `#/components/schemas/RoastExport/app`.
+            public var app: Components.Schemas.RoastExport.AppPayload
+            /// - Remark: Generated from `#/components/schemas/RoastExport/exportedAt`.
+            public var exportedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/RoastExport/roasts`.
+            public var roasts: [Components.Schemas.Roast]
+            /// Creates a new `RoastExport`.
+            ///
+            /// - Parameters:
+            ///   - app:
+            ///   - exportedAt:
+            ///   - roasts:
+            public init(
+                app: Components.Schemas.RoastExport.AppPayload,
+                exportedAt: Foundation.Date,
+                roasts: [Components.Schemas.Roast]
+            ) {
+                self.app = app
+                self.exportedAt = exportedAt
+                self.roasts = roasts
+            }
+            public enum CodingKeys: String, CodingKey {
+                case app
+                case exportedAt
+                case roasts
+            }
+        }
         /// A page of the caller's roasts. `nextCursor` is omitted on the last page.
         ///
         /// - Remark: Generated from `#/components/schemas/RoastPage`.

@@ -630,6 +630,25 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/roasts`.
     /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)`.
     func writeRoast(_ input: Operations.WriteRoast.Input) async throws -> Operations.WriteRoast.Output
+    /// Your Roast Stats
+    ///
+    /// The caller's own counts (REQ-RCT "Your Roast Stats"): roasts in all, favourites, roasts by reaction, by mood
+    /// (`none` for roasts asked without one) and by category. Computed from the caller's roasts when asked; never
+    /// part of any metric or log. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/stats`.
+    /// - Remark: Generated from `#/paths//v1/roasts/stats/get(getRoastStats)`.
+    func getRoastStats(_ input: Operations.GetRoastStats.Input) async throws -> Operations.GetRoastStats.Output
+    /// Every roast of the caller, as one file
+    ///
+    /// The caller's data in RoastMeLater: every roast, oldest first, with its reaction and favourite mark, as a JSON
+    /// file to keep (`Content-Disposition: attachment`). RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/export`.
+    /// - Remark: Generated from `#/paths//v1/roasts/export/get(exportRoasts)`.
+    func exportRoasts(_ input: Operations.ExportRoasts.Input) async throws -> Operations.ExportRoasts.Output
     /// One roast
     ///
     /// One of the caller's roasts, with its favourite and reaction. Another user's roast, an unknown id and an id
@@ -1522,6 +1541,29 @@ extension APIProtocol {
             headers: headers,
             body: body
         ))
+    }
+    /// Your Roast Stats
+    ///
+    /// The caller's own counts (REQ-RCT "Your Roast Stats"): roasts in all, favourites, roasts by reaction, by mood
+    /// (`none` for roasts asked without one) and by category. Computed from the caller's roasts when asked; never
+    /// part of any metric or log. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/stats`.
+    /// - Remark: Generated from `#/paths//v1/roasts/stats/get(getRoastStats)`.
+    public func getRoastStats(headers: Operations.GetRoastStats.Input.Headers = .init()) async throws -> Operations.GetRoastStats.Output {
+        try await getRoastStats(Operations.GetRoastStats.Input(headers: headers))
+    }
+    /// Every roast of the caller, as one file
+    ///
+    /// The caller's data in RoastMeLater: every roast, oldest first, with its reaction and favourite mark, as a JSON
+    /// file to keep (`Content-Disposition: attachment`). RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/export`.
+    /// - Remark: Generated from `#/paths//v1/roasts/export/get(exportRoasts)`.
+    public func exportRoasts(headers: Operations.ExportRoasts.Input.Headers = .init()) async throws -> Operations.ExportRoasts.Output {
+        try await exportRoasts(Operations.ExportRoasts.Input(headers: headers))
     }
     /// One roast
     ///

@@ -37,3 +37,14 @@ struct RoastPage: Sendable, Equatable {
     var roasts: [Roast]
     var next: UUID?
 }
+
+/// "Your Roast Stats" (REQ-RCT): the user's own counts, for their eyes only.
+struct RoastStats: Sendable, Equatable {
+    var total: Int
+    var favourites: Int
+    /// By reaction name; roasts without one are not counted here.
+    var reactions: [String: Int]
+    /// By mood id, `none` for roasts asked without one.
+    var moods: [String: Int]
+    var categories: [String: Int]
+}

@@ -33,49 +33,49 @@ struct RoastWriter: Sendable {
     }
 
     /// What the model is told, and what the local grammar draws its rules by (`category`, `heat`, `mood`, `language`).
-    static func descriptors(_ order: RoastOrder) -> [Descriptor] {
+    static func descriptors(_ order: RoastOrder, taste: RoastTaste = .none) -> [Descriptor] {
         var descriptors = [
             Descriptor("category", "Category", order.category.id),
             Descriptor("about", "What the category is about", order.category.prompt),
             Descriptor("spice", "Spice level (1 gentle to 5 savage)", String(order.spice.level)),
-            Descriptor("heat", "Heat", order.spice.heat),
+            Descriptor("heat", "Heat", taste.heat(for: order.spice)),
             Descriptor("tone", "How sharp", order.spice.modifier),
             Descriptor("mood", "The reader's mood", order.mood?.id ?? "none"),
             Descriptor("language", "Language", order.language.rawValue),
         ]
         if let mood = order.mood { descriptors.append(Descriptor("moodStyle", "Tone for that mood", mood.modifier)) }
-        return descriptors
+        return descriptors + taste.descriptors
     }
 
-    func request(_ order: RoastOrder, user: UUID, roast: UUID, budget: Duration) -> LLMRequest {
+    func request(_ order: RoastOrder, taste: RoastTaste = .none, user: UUID, roast: UUID, budget: Duration) -> LLMRequest {
         LLMRequest(
             task: "roast", system: Self.system(order.language),
             instruction: order.mood == nil
                 ? "Write one roast about the category below, as sharp as its spice level says."
                 : "Write one roast about the category below, as sharp as its spice level says, in the tone the reader's mood asks for.",
-            descriptors: Self.descriptors(order),
+            descriptors: Self.descriptors(order, taste: taste),
             rules: OutputRules(maxCharacters: Self.maxCharacters, language: order.language.textLanguage),
             seed: GenerationSeed("roastmelater", user.uuidString.lowercased(), roast.uuidString.lowercased(), Self.version),
             maxOutputTokens: 160, temperature: 1.0, budget: budget)
     }
 
     /// A roast: from a model when one answers within `budget` and names no one, else artisanal.
-    func write(_ order: RoastOrder, user: UUID, roast: UUID, budget: Duration) async -> WrittenRoast {
-        let request = request(order, user: user, roast: roast, budget: budget)
+    func write(_ order: RoastOrder, taste: RoastTaste = .none, user: UUID, roast: UUID, budget: Duration) async -> WrittenRoast {
+        let request = request(order, taste: taste, user: user, roast: roast, budget: budget)
         var refusedName = false
         if let text = try? await generator.generate(request) {
             if text.source.isLocal { return WrittenRoast(text: text.text, artisanal: true, source: "local") }
             if NameGuard.name(in: text.text) == nil { return WrittenRoast(text: text.text, artisanal: false, source: text.source.label) }
             refusedName = true
         }
-        var written = artisanal(order, user: user, roast: roast)
+        var written = artisanal(order, taste: taste, user: user, roast: roast)
         written.refusedName = refusedName
         return written
     }
 
     /// The local grammar's roast for the same order.
-    func artisanal(_ order: RoastOrder, user: UUID, roast: UUID) -> WrittenRoast {
-        let request = request(order, user: user, roast: roast, budget: .seconds(1))
+    func artisanal(_ order: RoastOrder, taste: RoastTaste = .none, user: UUID, roast: UUID) -> WrittenRoast {
+        let request = request(order, taste: taste, user: user, roast: roast, budget: .seconds(1))
         // The grammar's texts fit the limit by construction (a catalogue test expands them all).
         let text = (try? local.generate(request)) ?? Self.lastResort[order.language]
         return WrittenRoast(text: text, artisanal: true, source: "local")

@@ -6,6 +6,12 @@ protocol RoastRecords: Sendable {
     /// The roast an earlier call with this `Idempotency-Key` made.
     func roast(idempotencyKey: String, of user: UUID) async throws -> Roast?
     func roast(_ id: UUID, of user: UUID) async throws -> Roast?
+    /// What the user's reactions taught about `category` (`RoastTaste`).
+    func taste(of user: UUID, category: String) async throws -> RoastTaste
+    /// Counts of the user's roasts by reaction, mood and category ("Your Roast Stats").
+    func stats(of user: UUID) async throws -> RoastStats
+    /// Every roast of the user, oldest first (the export).
+    func all(of user: UUID) async throws -> [Roast]
     /// Whether gamification granted the user `reward` (content's copy of `reward.granted`).
     func hasReward(_ reward: String, user: UUID) async throws -> Bool
     /// Keeps the roast and announces it (`roast.generated`) in one transaction; when another call with the same key
@@ -44,7 +50,8 @@ struct Roasting: Sendable {
         if order.category.premium, !(try await records.hasReward(RoastCatalogue.premiumReward, user: user)) { return .premiumLocked }
         let now = clock.now()
         let id = UUID.v7(at: now)
-        let written = await writer.write(order, user: user, roast: id, budget: budget)
+        let taste = try await records.taste(of: user, category: order.category.id)
+        let written = await writer.write(order, taste: taste, user: user, roast: id, budget: budget)
         let roast = Roast(id: id, userID: user, category: order.category.id, spice: order.spice.level, mood: order.mood?.id,
                           language: order.language, text: written.text, artisanal: written.artisanal, source: written.source,
                           localDate: Self.localDate(now, in: order.timeZone), reaction: nil, reactedAt: nil, favourite: false, createdAt: now)

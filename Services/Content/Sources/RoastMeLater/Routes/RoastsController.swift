@@ -6,8 +6,8 @@ import LanternCore
 import LanternHTTP
 import Metrics
 
-/// RoastMeLater: `/v1/roasts` (write one, the history), `/v1/roasts/catalogue`, `/v1/roasts/{roastId}` with its
-/// `favourite` and `reaction`.
+/// RoastMeLater: `/v1/roasts` (write one, the history), `/v1/roasts/catalogue`, `/v1/roasts/stats`,
+/// `/v1/roasts/export`, `/v1/roasts/{roastId}` with its `favourite` and `reaction`.
 struct RoastsController: Sendable {
     let roasting: Roasting
     /// The app's link in share texts.
@@ -97,6 +97,20 @@ struct RoastsController: Sendable {
         var reactions: [ReactionBody]
     }
 
+    struct StatsBody: Encodable, Sendable {
+        var total: Int
+        var favourites: Int
+        var reactions: [String: Int]
+        var moods: [String: Int]
+        var categories: [String: Int]
+    }
+
+    struct ExportBody: Encodable, Sendable {
+        var app = "roastmelater"
+        var exportedAt: Date
+        var roasts: [RoastBody]
+    }
+
     // MARK: Routes
 
     /// Mounted at `/v1/roasts`.
@@ -105,6 +119,8 @@ struct RoastsController: Sendable {
         routes.post(use: write)
         routes.get(use: history)
         routes.get("catalogue", use: catalogue)
+        routes.get("stats", use: stats)
+        routes.get("export", use: export)
         routes.get(":roastId", use: roast)
         routes.put(":roastId/favourite") { request, context in try await favourite(true, request, context) }
         routes.delete(":roastId/favourite") { request, context in try await favourite(false, request, context) }
@@ -204,6 +220,20 @@ struct RoastsController: Sendable {
             spice: catalogue.spice.map { .init(level: $0.level, names: $0.names) },
             reactions: RoastReaction.allCases.map { ReactionBody(name: $0.rawValue, emoji: $0.emoji, reactedAt: nil) })
         return try ConditionalResponse.json(body, for: request, cacheControl: "private, no-cache")
+    }
+
+    /// "Your Roast Stats": the user's reactions, moods and categories, counted.
+    @Sendable func stats(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<StatsBody> {
+        let stats = try await roasting.records.stats(of: try user(context))
+        return JSONResponse(StatsBody(total: stats.total, favourites: stats.favourites, reactions: stats.reactions, moods: stats.moods,
+                                      categories: stats.categories))
+    }
+
+    /// Every roast of the user with its reaction and favourite mark, as one JSON file to keep.
+    @Sendable func export(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<ExportBody> {
+        let roasts = try await roasting.records.all(of: try user(context))
+        return JSONResponse(ExportBody(exportedAt: roasting.clock.now(), roasts: roasts.map { RoastBody($0, shareLink: shareLink) }),
+                            headers: [.contentDisposition: "attachment; filename=\"roastmelater-roasts.json\""])
     }
 
     @Sendable func roast(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<RoastBody> {

@@ -39,6 +39,48 @@ struct RoastStore: RoastRecords {
         try await first(client.query("SELECT \(unescaped: Self.columns) FROM content.roasts WHERE id = \(id) AND user_id = \(user)", logger: logger))
     }
 
+    func taste(of user: UUID, category: String) async throws -> RoastTaste {
+        var dislikes = 0
+        for try await count in try await client.query("""
+            SELECT count(*) FILTER (WHERE reaction = 'dislike')::int FROM (
+                SELECT reaction FROM content.roasts WHERE user_id = \(user) AND category = \(category) ORDER BY id DESC LIMIT \(RoastTaste.window)
+            ) latest
+            """, logger: logger).decode(Int.self) { dislikes = count }
+        var favourites: [String] = []
+        for try await text in try await client.query("""
+            SELECT text FROM content.roasts WHERE user_id = \(user) AND reaction = 'fire'
+            ORDER BY (category = \(category)) DESC, reacted_at DESC LIMIT \(RoastTaste.maxExamples)
+            """, logger: logger).decode(String.self) { favourites.append(text) }
+        return RoastTaste(recentDislikes: dislikes, favourites: favourites)
+    }
+
+    func stats(of user: UUID) async throws -> RoastStats {
+        var stats = RoastStats(total: 0, favourites: 0, reactions: [:], moods: [:], categories: [:])
+        let rows = try await client.query("""
+            SELECT 'reaction', reaction, count(*)::int FROM content.roasts WHERE user_id = \(user) AND reaction IS NOT NULL GROUP BY reaction
+            UNION ALL SELECT 'mood', coalesce(mood, 'none'), count(*)::int FROM content.roasts WHERE user_id = \(user) GROUP BY mood
+            UNION ALL SELECT 'category', category, count(*)::int FROM content.roasts WHERE user_id = \(user) GROUP BY category
+            UNION ALL SELECT 'favourite', 'favourite', count(*)::int FROM content.roasts WHERE user_id = \(user) AND favourite
+            """, logger: logger)
+        for try await (kind, key, count) in rows.decode((String, String, Int).self) {
+            switch kind {
+            case "reaction": stats.reactions[key] = count
+            case "mood": stats.moods[key] = count; stats.total += count
+            case "category": stats.categories[key] = count
+            default: stats.favourites = count
+            }
+        }
+        return stats
+    }
+
+    func all(of user: UUID) async throws -> [Roast] {
+        var roasts: [Roast] = []
+        for try await row in try await client.query("""
+            SELECT \(unescaped: Self.columns) FROM content.roasts WHERE user_id = \(user) ORDER BY id
+            """, logger: logger) { roasts.append(try Self.decode(row)) }
+        return roasts
+    }
+
     func hasReward(_ reward: String, user: UUID) async throws -> Bool {
         for try await _ in try await client.query("""
             SELECT 1 FROM content.roast_rewards WHERE user_id = \(user) AND reward = \(reward)

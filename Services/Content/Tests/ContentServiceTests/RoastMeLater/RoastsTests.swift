@@ -259,6 +259,67 @@ struct RoastsTests {
         }
     }
 
+    @Test("reactions teach: two 👎 in a category tone that category down in this user's prompt, their 🔥 roasts become its examples; another user's prompt learns nothing")
+    func reactionsTeach() async throws {
+        try await ContentHarness.run(llm: ["LLM_MODELS": "gemini:gemini-2.5-flash"]) { h in
+            let texts = ["Your calendar is a puzzle you keep losing.", "Another meeting about the last meeting, what a treat.",
+                         "Your standup has a sequel and nobody asked for it.", "The printer jams only when the deadline is near.",
+                         "You know the Wi-Fi password better than your own goals."]
+            h.llm.script("gemini-2.5-flash", .ok(texts[0]), .ok(texts[1]), .ok(texts[2]), .ok(texts[3]), .ok(texts[4]))
+            let user = UUID(), other = UUID()
+            var roasts: [RoastBody] = []
+            for category in ["meetings", "meetings", "meetings", "tech"] {
+                roasts.append(try await h.roasted(user, #"{"category":"\#(category)","spice":5}"#))
+            }
+            #expect(roasts.map(\.text) == Array(texts.prefix(4)))
+            for roast in roasts.prefix(2) {
+                _ = try await h.request(.put, "/v1/roasts/\(roast.id)/reaction", as: user, app: .roastmelater, json: #"{"reaction":"👎"}"#)
+            }
+            _ = try await h.request(.put, "/v1/roasts/\(roasts[3].id)/reaction", as: user, app: .roastmelater, json: #"{"reaction":"🔥"}"#)
+
+            _ = try await h.roasted(user, #"{"category":"meetings","spice":5}"#)
+            let taught = try #require(h.llm.received.last?.prompt)
+            #expect(taught.contains("Feedback on this category: The reader disliked 2 of their latest roasts here"), "\(taught)")
+            #expect(taught.contains("Heat: medium"), "spice 5 is hot; toned down one band: \(taught)")
+            #expect(taught.contains("A roast this reader loved (match its spirit, do not repeat it): \(texts[3])"), "\(taught)")
+
+            _ = try await h.roasted(user, #"{"category":"tech","spice":5}"#)
+            let tech = try #require(h.llm.received.last?.prompt)
+            #expect(!tech.contains("Feedback on this category") && tech.contains("Heat: hot") && tech.contains(texts[3]))
+
+            _ = try await h.roasted(other, #"{"category":"meetings","spice":5}"#)
+            let stranger = try #require(h.llm.received.last?.prompt)
+            #expect(!stranger.contains("Feedback") && !stranger.contains("loved"), "\(stranger)")
+            #expect(h.llm.privacyViolations.isEmpty)
+        }
+    }
+
+    @Test("Your Roast Stats counts the user's reactions, moods and categories; the export holds every roast with its reaction")
+    func statsAndExport() async throws {
+        try await ContentHarness.run { h in
+            let user = UUID()
+            let a = try await h.roasted(user, #"{"category":"tech","spice":1,"mood":"tired"}"#)
+            h.time.advance(by: 1)  // ids are UUID version 7: in time order from one millisecond to the next
+            let b = try await h.roasted(user, #"{"category":"tech","spice":2}"#)
+            h.time.advance(by: 1)
+            _ = try await h.roasted(user, #"{"category":"boss","spice":3,"mood":"tired","language":"vi"}"#)
+            _ = try await h.roasted(UUID(), #"{"category":"boss","spice":3}"#)
+            _ = try await h.request(.put, "/v1/roasts/\(a.id)/reaction", as: user, app: .roastmelater, json: #"{"reaction":"hilarious"}"#)
+            _ = try await h.request(.put, "/v1/roasts/\(b.id)/favourite", as: user, app: .roastmelater)
+            struct Stats: Decodable { var total: Int; var favourites: Int; var reactions: [String: Int]; var moods: [String: Int]; var categories: [String: Int] }
+            let stats = try await h.request(.get, "/v1/roasts/stats", as: user, app: .roastmelater).decode(Stats.self)
+            #expect(stats.total == 3 && stats.favourites == 1 && stats.reactions == ["hilarious": 1])
+            #expect(stats.moods == ["tired": 2, "none": 1] && stats.categories == ["tech": 2, "boss": 1])
+
+            let export = try await h.request(.get, "/v1/roasts/export", as: user, app: .roastmelater)
+            #expect(export.headers[.contentDisposition]?.contains("attachment") == true)
+            struct Export: Decodable { var app: String; var roasts: [RoastBody] }
+            let file = try export.decode(Export.self)
+            #expect(file.app == "roastmelater" && file.roasts.count == 3 && file.roasts.first?.id == a.id)
+            #expect(file.roasts.first?.reaction?.name == "hilarious" && file.roasts[1].favourite)
+        }
+    }
+
     @Test("user.deleted erases the user's roasts, reactions, favourites and rewards, and no one else's")
     func deletion() async throws {
         try await ContentHarness.run { h in
