@@ -4,13 +4,23 @@ import NIOCore
 import NIOFoundationCompat
 import LanternCore
 
+/// Which `Content-Type` is JSON: `application/json` or a `+json` type (`application/problem+json`), parameters
+/// allowed. Not "anything that mentions json": `text/plain;json` is a type a browser sends across origins without a
+/// preflight, so taking it would let a page of another site post JSON to a local stack (DNS rebinding).
+public enum JSONMediaType {
+    public static func accepts(_ contentType: String) -> Bool {
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+}
+
 extension Request {
     /// Decodes a JSON body, turning every failure into a problem that names the field.
     ///
     /// - 415 when the content type is not JSON, 413 when the body exceeds `context.maxUploadSize`,
     ///   400 for malformed JSON, 422 for missing fields, wrong types and nulls.
     public func decodeJSON<T: Decodable>(as type: T.Type, context: some RequestContext) async throws -> T {
-        if let contentType = headers[.contentType], !contentType.lowercased().contains("json") {
+        if let contentType = headers[.contentType], !JSONMediaType.accepts(contentType) {
             throw Problem.unsupportedMediaType("Send the body as application/json.")
         }
         var request = self
@@ -30,7 +40,7 @@ extension Request {
         var request = self
         let buffer = try await request.collectBody(limit: context.maxUploadSize)
         guard buffer.readableBytes > 0 else { return nil }
-        if let contentType = headers[.contentType], !contentType.lowercased().contains("json") {
+        if let contentType = headers[.contentType], !JSONMediaType.accepts(contentType) {
             throw Problem.unsupportedMediaType("Send the body as application/json.")
         }
         do {

@@ -222,6 +222,20 @@ struct ServiceRouterTests {
         }
     }
 
+    @Test("only application/json and +json types are JSON: a browser's cross-origin text/plain;json is a 415 (issue #23 item 4, DNS rebinding)")
+    func jsonMediaTypes() async throws {
+        try await makeApplication().test(.router) { client in
+            let body = #"{"name":"Ana","age":30}"#
+            for type in ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"] {
+                #expect(try await postJSON(client, body, contentType: type).status == .ok, "\(type)")
+            }
+            for type in ["text/plain;json", "text/plain; charset=json", "application/jsonx", "text/json", "application/x-www-form-urlencoded"] {
+                let response = try await postJSON(client, body, contentType: type)
+                #expect(response.status == .unsupportedMediaType, "\(type)")
+            }
+        }
+    }
+
     @Test("decodeJSON answers 413 payload_too_large for a body over the context's 64 KiB limit")
     func jsonTooLarge() async throws {
         try await makeApplication().test(.router) { client in

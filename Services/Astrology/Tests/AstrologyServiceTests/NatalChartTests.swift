@@ -171,6 +171,10 @@ struct NatalChartTests {
                 (#"{"date":"2101-01-01","time":"25:61","place":{"latitude":50,"longitude":30,"timeZone":"Europe/Kyiv"}}"#, ["date", "time"]),
                 (#"{"date":"2000-01-01","time":"10:00","place":{"latitude":91,"longitude":-181,"timeZone":"Mars/Olympus"}}"#, ["place.latitude", "place.longitude", "place.timeZone"]),
                 (#"{"date":"2000-01-01","time":"10:00"}"#, ["place"]),
+                // Signs are not digits (issue #23 item 4: Int("+1") is 1).
+                (#"{"date":"1990-05-17","time":"+1:30","place":{"latitude":50,"longitude":30,"timeZone":"Europe/Kyiv"}}"#, ["time"]),
+                (#"{"date":"1990-05-17","time":"-0:30","place":{"latitude":50,"longitude":30,"timeZone":"Europe/Kyiv"}}"#, ["time"]),
+                (#"{"date":"1990-+5-17","time":"10:00","place":{"latitude":50,"longitude":30,"timeZone":"Europe/Kyiv"}}"#, ["date"]),
                 (#"{"date":"2000-01-01","time":"10:00","place":{"latitude":50,"longitude":30,"timeZone":"UTC"},"fold":"middle","orbs":{"quincunx":2,"trine":40}}"#, ["fold", "orbs.quincunx", "orbs.trine"]),
             ]
             for (body, fields) in cases {

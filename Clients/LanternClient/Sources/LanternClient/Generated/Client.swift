@@ -26,7 +26,8 @@ import HTTPTypes
 /// * Timestamps are RFC 3339 strings in UTC with milliseconds, e.g. `2026-01-01T12:00:00.000Z`.
 /// * Ids are lower-case UUID strings (`user.id`, the token's `sub` and `sid`, `pairingId`, `partnerId`,
 ///   `momentId`, `fortune.id`, a report's `id`, a roast's `id`).
-/// * JSON request bodies: a `Content-Type` that does not contain `json` gets 415, a body over 64 KiB gets
+/// * JSON request bodies: a `Content-Type` other than `application/json` or an `application/…+json` type
+///   (parameters such as `charset` allowed) gets 415, a body over 64 KiB gets
 ///   413 (the services' limit; the gateway's own limit is `GATEWAY_MAX_BODY_BYTES`, 1 MiB by default), an
 ///   empty or non-JSON body gets 400 `malformed_json`, a missing field, wrong type or `null` in a required
 ///   field gets 422 `validation_failed` naming the field.

@@ -34,10 +34,17 @@ public struct CivilDate: Hashable, Comparable, Codable, Sendable, CustomStringCo
 
     /// A real calendar date `YYYY-MM-DD` within 1900-01-01 … 2100-12-31 (the range every route accepts), else nil.
     public init?(parsing text: String) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(Self.digits)
         guard text.count == 10, parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2],
               BirthMoment.isSupported(year: y, month: m, day: d) else { return nil }
         self.init(year: y, month: m, day: d)
+    }
+
+    /// The number a run of ASCII digits spells, nil for anything else: `Int("+5")` is 5, and "1990-+5-17" is not a
+    /// date.
+    public static func digits(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return Int(text)
     }
 
     public func adding(days: Int) -> CivilDate { CivilDate(julianDayNumber: julianDayNumber + days) }

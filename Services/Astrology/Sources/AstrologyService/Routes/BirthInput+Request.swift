@@ -17,7 +17,7 @@ extension BirthInput {
         }
         var hm: (Int, Int)?
         if let time = time {
-            let parts = time.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+            let parts = time.split(separator: ":", omittingEmptySubsequences: false).map(CivilDate.digits)
             if time.count == 5, parts.count == 2, let h = parts[0], let m = parts[1], (0...23).contains(h), (0...59).contains(m) {
                 hm = (h, m)
             } else {
