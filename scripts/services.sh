@@ -27,12 +27,18 @@ service_folder() {
 # export_service_secrets FILE: one random secret for this machine's stack (kept in FILE), given to every service as
 # SERVICE_SECRET and listed for identity in SERVICE_SECRETS, so services can ask identity for service tokens.
 export_service_secrets() {
-  local file="$1" entry list=""
+  local file="$1"
   if [ ! -s "$file" ]; then
     mkdir -p "$(dirname "$file")"
     (umask 077; head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
   fi
   export SERVICE_SECRET="$(cat "$file")"
+  export_service_secret_list
+}
+
+# export_service_secret_list: SERVICE_SECRETS for identity, every service of the list with SERVICE_SECRET.
+export_service_secret_list() {
+  local entry list=""
   for entry in "${LANTERN_SERVICES[@]}"; do
     set -- $entry
     list="$list${list:+,}$1=$SERVICE_SECRET"

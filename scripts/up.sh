@@ -54,7 +54,9 @@ fi
 # Read by identity only; each provider the caller configured itself is left as it is.
 default_signin_providers "http://$HOST:$DEV_IDENTITY_PORT"
 export_service_urls "$HOST" 0 keep
-[ -n "${SERVICE_SECRET+set}" ] || export_service_secrets "$STATE/dev/service-secret"
+# The caller's SERVICE_SECRET is every service's; identity's SERVICE_SECRETS follows it unless set too.
+if [ -z "${SERVICE_SECRET+set}" ]; then export_service_secrets "$STATE/dev/service-secret"
+elif [ -z "${SERVICE_SECRETS+set}" ]; then export_service_secret_list; fi
 for entry in "${LANTERN_SERVICES[@]}"; do
   set -- $entry; name=$1; port=$2
   pidfile="$STATE/run/$name.pid"
