@@ -52,11 +52,15 @@ enum HEICSanitizer {
             let version = try b.u8(iinf.payload)
             let first = iinf.payload + 4 + (version == 0 ? 2 : 4)
             guard first <= iinf.end else { throw .malformed("iinf box too short") }
+            // Item IDs are unique in a file (ISO/IEC 14496-12 §8.11.6); a crafted one that declares its image item
+            // again as XMP would have the clean-up overwrite the picture (found by `make fuzz`, with Pillow).
+            var declared: Set<Int> = []
             for infe in try boxes(b, in: first..<iinf.end, budget: &budget) where infe.type == "infe" {
                 let v = try b.u8(infe.payload)
-                guard v >= 2 else { continue }
                 var p = infe.payload + 4
-                let itemID = v == 2 ? try b.be16(p) : try b.be32(p)
+                let itemID = v <= 2 ? try b.be16(p) : try b.be32(p)
+                guard declared.insert(itemID).inserted else { throw .malformed("item \(itemID) declared twice in iinf") }
+                guard v >= 2 else { continue }
                 p += v == 2 ? 2 : 4
                 p += 2  // protection index
                 let itemType = try b.fourCC(p)
@@ -110,10 +114,14 @@ enum HEICSanitizer {
             p += version < 2 ? 2 : 4
             guard count <= Self.maxItems else { throw .malformed("more than \(Self.maxItems) items in iloc") }
             var extentsSeen = 0
+            var located: Set<Int> = []
+            // The bytes of every other item (the picture's coded data, a thumbnail): no metadata extent may share them.
+            var others: [Range<Int>] = []
             for _ in 0..<count {
                 try budget.step()
                 let itemID = version < 2 ? try b.be16(p) : try b.be32(p)
                 p += version < 2 ? 2 : 4
+                guard located.insert(itemID).inserted else { throw .malformed("item \(itemID) located twice in iloc") }
                 var method = 0
                 if version == 1 || version == 2 { method = try b.be16(p) & 0xF; p += 2 }
                 p += 2  // data reference index
@@ -130,11 +138,19 @@ enum HEICSanitizer {
                     p += offsetSize
                     let length = try b.beN(p, size: lengthSize)
                     p += lengthSize
-                    guard let kind = metadataItems[itemID] else { continue }
+                    let kind = metadataItems[itemID]
+                    guard method == 0 || method == 1 else {
+                        if kind == nil { continue }
+                        throw .malformed("metadata item stored by reference")
+                    }
                     let origin = method == 1 ? (idat?.payload ?? 0) : 0
-                    guard method == 0 || method == 1 else { throw .malformed("metadata item stored by reference") }
                     let start = try Bytes.add(origin, try Bytes.add(base, offset))
                     let end = length == 0 ? (method == 1 ? (idat?.end ?? data.count) : data.count) : try Bytes.add(start, length)
+                    guard let kind else {
+                        // Where another item lies is the decoder's concern; only its overlap with metadata is ours.
+                        if start < end { others.append(start..<end) }
+                        continue
+                    }
                     guard start >= 0, start <= end, end <= data.count else { throw .truncated("metadata item outside the file") }
                     // Item data lives in `mdat` (or `idat`); an extent over the boxes themselves would have the
                     // clean-up overwrite the file's structure (found by `make fuzz`, Tests/Fuzz/Regressions/heic).
@@ -145,6 +161,7 @@ enum HEICSanitizer {
                     if !removed.contains(kind) { removed.append(kind) }
                 }
             }
+            try Self.refuseOverlap(ranges.map(\.range), with: others, budget: &budget)
             // Each byte is overwritten at most once: ranges in order, skipping what an earlier one already covered.
             var written = 0
             for (range, kind) in ranges.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
@@ -160,5 +177,27 @@ enum HEICSanitizer {
             }
         }
         return SanitizedImage(format: .heic, width: width, height: height, decodedPixels: codedWidth * codedHeight, bytes: out, removed: removed)
+    }
+
+    /// Refuses metadata extents that share a byte with another item's extents: overwriting them would damage that
+    /// item, and leaving them would keep the metadata. Sorted sweeps, so thousands of extents stay linear-ish.
+    static func refuseOverlap(_ metadata: [Range<Int>], with others: [Range<Int>], budget: inout ParseBudget) throws(ImageRejection) {
+        guard !metadata.isEmpty, !others.isEmpty else { return }
+        let sortedOthers = others.sorted { $0.lowerBound < $1.lowerBound }
+        var reach: [Int] = []  // reach[i]: the furthest end among sortedOthers[0...i]
+        reach.reserveCapacity(sortedOthers.count)
+        for range in sortedOthers { reach.append(max(reach.last ?? 0, range.upperBound)) }
+        for range in metadata where !range.isEmpty {
+            try budget.step()
+            // The last other range starting before this one ends; any earlier range reaching past its start overlaps.
+            var low = 0, high = sortedOthers.count
+            while low < high {
+                let middle = (low + high) / 2
+                if sortedOthers[middle].lowerBound < range.upperBound { low = middle + 1 } else { high = middle }
+            }
+            if low > 0, reach[low - 1] > range.lowerBound {
+                throw .malformed("a metadata item shares bytes with an image item")
+            }
+        }
     }
 }

@@ -168,6 +168,42 @@ struct HostileImageTests {
         #expect(try ImageSanitizer().sanitize(crafted).removed == ["EXIF"])
     }
 
+    /// A HEIC with the given `infe` entries (item ID, type; `mime` ones are XMP) and `iloc` entries (item ID and
+    /// an extent, as an offset into and a length within the media data, which is 256 bytes of 0xAB).
+    static func itemsHEIC(infe entries: [(id: Int, type: String)], iloc items: [(id: Int, offset: Int, length: Int)]) -> [UInt8] {
+        let infes = entries.flatMap { entry in
+            box("infe", [2, 0, 0, 0] + be16(entry.id) + be16(0) + Array(entry.type.utf8)
+                + (entry.type == "mime" ? [0] + Array("application/rdf+xml".utf8) + [0] : [0]))
+        }
+        let iinf = box("iinf", [0, 0, 0, 0] + be16(entries.count) + infes)
+        let iprp = box("iprp", box("ipco", box("ispe", [0, 0, 0, 0] + be32(64) + be32(48))))
+        func iloc(_ base: Int) -> [UInt8] {
+            box("iloc", [0, 0, 0, 0] + [0x44, 0x00] + be16(items.count)
+                + items.flatMap { be16($0.id) + be16(0) + be16(1) + be32(base + $0.offset) + be32($0.length) })
+        }
+        let ftyp = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0])
+        let mediaData = ftyp.count + box("meta", [0, 0, 0, 0] + iinf + iprp + iloc(0)).count + 8
+        return ftyp + box("meta", [0, 0, 0, 0] + iinf + iprp + iloc(mediaData)) + box("mdat", [UInt8](repeating: 0xAB, count: 256))
+    }
+
+    @Test("a HEIC whose metadata would share bytes with its picture is refused, not cleaned into a broken picture")
+    func metadataOverThePicture() throws {
+        // Found by `make fuzz` (Pillow decoded 7 inputs before sanitizing, not after): the image item declared
+        // again as XMP, so the clean-up overwrote the coded picture (Tests/Fuzz/Regressions/heic/duplicate-item-id.heic).
+        let declaredTwice = Self.itemsHEIC(infe: [(1, "hvc1"), (1, "mime")], iloc: [(1, 0, 128)])
+        #expect(throws: ImageRejection.malformed("item 1 declared twice in iinf")) { try ImageSanitizer().sanitize(declaredTwice) }
+        let locatedTwice = Self.itemsHEIC(infe: [(1, "hvc1"), (2, "Exif")], iloc: [(1, 0, 128), (2, 128, 64), (2, 192, 64)])
+        #expect(throws: ImageRejection.malformed("item 2 located twice in iloc")) { try ImageSanitizer().sanitize(locatedTwice) }
+        // An Exif extent reaching one byte into the picture's, and one ending where the picture's starts.
+        let overlapping = Self.itemsHEIC(infe: [(1, "hvc1"), (2, "Exif")], iloc: [(1, 100, 100), (2, 0, 101)])
+        #expect(throws: ImageRejection.malformed("a metadata item shares bytes with an image item")) { try ImageSanitizer().sanitize(overlapping) }
+        let adjacent = Self.itemsHEIC(infe: [(1, "hvc1"), (2, "Exif")], iloc: [(1, 100, 100), (2, 0, 100)])
+        let image = try ImageSanitizer().sanitize(adjacent)
+        #expect(image.removed == ["EXIF"])
+        #expect(image.bytes[(adjacent.count - 156)..<(adjacent.count - 56)].allSatisfy { $0 == 0xAB }, "the picture's bytes are untouched")
+        #expect(image.bytes[(adjacent.count - 256)..<(adjacent.count - 256 + HEICSanitizer.emptyExif.count)].elementsEqual(HEICSanitizer.emptyExif))
+    }
+
     @Test("an image whose checks outlast the time budget is refused as overBudget, for each format's loops")
     func timeBudget() throws {
         let heic = Self.emptyExtentsHEIC(extents: 8_000, padding: 64 * 1024).file
