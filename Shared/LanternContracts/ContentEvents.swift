@@ -44,9 +44,14 @@ public enum ContentEvents {
         /// The day in the user's time zone it was written on (YYYY-MM-DD).
         public var localDate: String
         public var createdAt: Date
+        /// The collection it was asked in (`GET /v1/roasts/collections`), if any, with the scenario it roasted and
+        /// how many scenarios the collection had: a user who has roasted every scenario has completed it (REQ-COL-008).
+        public var collection: String?
+        public var scenario: String?
+        public var collectionSize: Int?
 
         public init(roastId: String, userId: String, category: String, spice: Int, mood: String?, language: String, artisanal: Bool,
-                    localDate: String, createdAt: Date) {
+                    localDate: String, createdAt: Date, collection: String? = nil, scenario: String? = nil, collectionSize: Int? = nil) {
             self.roastId = roastId
             self.userId = userId
             self.category = category
@@ -56,6 +61,9 @@ public enum ContentEvents {
             self.artisanal = artisanal
             self.localDate = localDate
             self.createdAt = createdAt
+            self.collection = collection
+            self.scenario = scenario
+            self.collectionSize = collectionSize
         }
     }
 

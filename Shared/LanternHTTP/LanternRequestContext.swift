@@ -13,6 +13,8 @@ public struct LanternRequestContext: RequestContext, RemoteAddressRequestContext
     public var requestID: String = ""
     /// Set by `RequireAccessToken` once the bearer token checked out.
     public var auth: AccessClaims?
+    /// Set by `RequireOperatorKey`: the operator an operator API's request comes from (its audit trail's "who").
+    public var operatorName: String?
     public let remoteAddress: SocketAddress?
     /// The event loop of the client's connection: work for this request done there needs no hop between threads.
     public let eventLoop: any EventLoop

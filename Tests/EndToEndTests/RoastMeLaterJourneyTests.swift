@@ -62,5 +62,43 @@ extension EndToEnd.Shared {
                 #expect(refused.status == 403 && refused.problemCode == "roasts_not_available")
             }
         }
+    
+        struct Collections: Decodable {
+            struct Collection: Decodable { var id: String; var startDate: String?; var endDate: String? }
+            struct Banner: Decodable { var collectionId: String }
+            var date: String
+            var banner: Banner?
+            var collections: [Collection]
+        }
+
+        @Test("collections: Tết's shows around Tết of 2026, 2027 and 2028 by the real astrology's Vietnamese calendar; an operator's new collection reaches the app at once; app tokens are refused by the operator API")
+        func collections() async throws {
+            try await Stack.shared { stack in
+                let token = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"roastmelater"}"#)
+                    .json(TokenReply.self).accessToken
+                // Tết (1/1 of the Vietnamese lunar calendar, reckoned at UTC+7): 2026-02-17, 2027-02-06, 2028-01-26.
+                for (tet, from, until) in [("2026-02-17", "2026-02-03", "2026-02-24"), ("2027-02-06", "2027-01-23", "2027-02-13"),
+                                           ("2028-01-26", "2028-01-12", "2028-02-02")] {
+                    let reply = try await stack.call(.GET, "/v1/roasts/collections?date=\(tet)", token: token)
+                    #expect(reply.status == 200, "\(reply.text)")
+                    let list = try reply.json(Collections.self)
+                    let season = list.collections.first { $0.id == "tet-at-work" }
+                    #expect(season?.startDate == from && season?.endDate == until && list.banner?.collectionId == "tet-at-work", "\(tet): \(reply.text)")
+                }
+                let quiet = try await stack.call(.GET, "/v1/roasts/collections?date=2027-01-22", token: token).json(Collections.self)
+                #expect(!quiet.collections.contains { $0.id == "tet-at-work" } && quiet.banner == nil)
+
+                let path = "/v1/operator/roastmelater/collections"
+                #expect(try await stack.call(.GET, path, token: token).status == 401)
+                let definition = ##"{"id":"e2e-launch","names":{"en":"Launch Week","vi":"Tuần ra mắt"},"descriptions":{"en":"Shipping it.","vi":"Ra mắt thôi."},"icon":"paperplane.fill","themeColor":"#2B8A3E","promptModifier":"The theme is a product launch.","scenarios":[{"id":"go-live","names":{"en":"Go live","vi":"Lên sóng"},"category":"deadlines","prompt":"the minutes before a launch goes live"}],"preview":{"en":"It works. Nobody touch anything.","vi":"Chạy rồi. Đừng ai động vào gì nữa."},"schedule":{"kind":"permanent"}}"##
+                let created = try await stack.call(.POST, path, token: SharedStack.operatorKey, json: definition)
+                #expect(created.status == 201, "\(created.text)")
+                let seen = try await stack.call(.GET, "/v1/roasts/collections", token: token).json(Collections.self)
+                #expect(seen.collections.contains { $0.id == "e2e-launch" })
+                let roast = try await stack.call(.POST, "/v1/roasts", token: token, json: #"{"collection":"e2e-launch","spice":2,"language":"vi"}"#)
+                #expect(roast.status == 201 && roast.text.contains(#""scenario":"go-live""#), "\(roast.text)")
+                #expect(try await stack.call(.POST, path + "/e2e-launch/retire", token: SharedStack.operatorKey).status == 200)
+            }
+        }
     }
 }

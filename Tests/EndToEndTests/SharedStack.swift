@@ -33,6 +33,8 @@ extension Stack {
 /// - sign-in limited per client address as in production but for the one address every journey shares.
 struct SharedStack: SuiteTrait, TestScoping {
     static let bundle = "app.lantern.astrosvitla"
+    /// RoastMeLater's operator key in the shared stack (`ROASTMELATER_OPERATOR_KEYS`).
+    static let operatorKey = "e2e-operator-key-0123456789abcdef0123"
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         let llm = FakeLLMServers()
@@ -48,7 +50,8 @@ struct SharedStack: SuiteTrait, TestScoping {
                             // Local key sets over plain HTTP are a development setting.
                             "LANTERN_ENVIRONMENT": "development"]
             let content = ["LLM_MODELS": "local", "LLM_MODELS_PROFILE": "gemini:gemini-2.5-flash", "LLM_MODELS_FORTUNE": "gemini:gemini-2.5-flash-lite",
-                           "APPSTORE_ROOT_CERTIFICATES": root.path, "ASTROSVITLA_BUNDLE_ID": Self.bundle]
+                           "APPSTORE_ROOT_CERTIFICATES": root.path, "ASTROSVITLA_BUNDLE_ID": Self.bundle,
+                           "ROASTMELATER_OPERATOR_KEYS": "e2e-operator:\(Self.operatorKey)"]
             try await Stack.run(places: true, llm: llm, content: content,
                                 environment: ["identity": identity, "gateway": ["RATE_LIMIT_SIGNIN_PER_MINUTE": "600"]]) { stack in
                 stack.llm = llm

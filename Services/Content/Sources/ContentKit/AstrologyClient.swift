@@ -28,6 +28,14 @@ public struct AstrologyClient: Sendable {
         try await call(AstrologyEndpoint.natalChartSVG, birth, query: [("theme", "light")])
     }
 
+    /// The festivals of `year` in the `calendar` (`vietnamese` or `chinese`) lunisolar calendar. A refusal here is
+    /// the caller's mistake, not the user's: it is `InternalUnavailable` like an outage.
+    public func festivals(year: Int, calendar: String) async throws -> FestivalCalendar {
+        do { return try await client.call(AstrologyEndpoint.festivals, query: [("calendar", calendar), ("year", String(year))]) } catch let refusal as InternalRefusal {
+            throw InternalUnavailable(service: refusal.service, reason: refusal.description)
+        }
+    }
+
     private func call<Body, Answer>(_ route: InternalRoute<Body, Answer>, _ body: Body, query: [(String, String)] = []) async throws -> Answer {
         do { return try await client.call(route, body, query: query) } catch let refusal as InternalRefusal where [400, 422].contains(refusal.problem.status) {
             throw refusal.invalid(under: "birth")

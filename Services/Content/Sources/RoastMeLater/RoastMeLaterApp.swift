@@ -6,6 +6,7 @@ import LanternCore
 import LanternHTTP
 import LanternLLM
 import LanternService
+import LanternTokens
 import PostgresNIO
 
 /// RoastMeLater inside content: roasts by category, spice and mood in English and Vietnamese, their history,
@@ -25,31 +26,50 @@ public enum RoastMeLaterContent {
         configure: { settings in
             let configuration = try RoastMeLaterConfiguration(settings: settings)
             let catalogue = try catalogue()
-            return { platform in RoastMeLaterApp(configuration, catalogue: catalogue, platform: platform) }
+            let seeds = try seedCollections()
+            return { platform in RoastMeLaterApp(configuration, catalogue: catalogue, seeds: seeds, platform: platform) }
         })
 
     /// The categories, moods and spice levels.
     static func catalogue() throws -> RoastCatalogue {
         try ContentBundle.catalogue("catalogue.json", in: .module, as: RoastCatalogue.self)
     }
+
+    /// The collections a fresh database starts with (`Catalogue/collections.json`); operators change them at run time.
+    static func seedCollections() throws -> [RoastCollection] {
+        struct File: Decodable { var collections: [RoastCollection] }
+        return try ContentBundle.catalogue("collections.json", in: .module, as: File.self).collections
+    }
 }
 
 struct RoastMeLaterApp: ContentApp {
     let roasts: RoastsController
+    let collections: CollectionsController
+    let operators: OperatorCollectionsController
+    let operatorKeys: OperatorKeys
     let store: RoastStore
     let gamification: GamificationEventsConsumer
 
-    init(_ configuration: RoastMeLaterConfiguration, catalogue: RoastCatalogue, platform: ContentPlatform) {
+    init(_ configuration: RoastMeLaterConfiguration, catalogue: RoastCatalogue, seeds: [RoastCollection], platform: ContentPlatform) {
         store = RoastStore(client: platform.postgres, outbox: platform.outbox, logger: platform.logger)
         let roasting = Roasting(records: store, writer: RoastWriter(generator: platform.texts, local: platform.local), catalogue: catalogue,
                                 budget: configuration.roastBudget, clock: platform.clock)
-        roasts = RoastsController(roasting: roasting, shareLink: configuration.shareLink)
+        let themes = Collections(records: CollectionStore(client: platform.postgres, logger: platform.logger),
+                                 festivals: FestivalCalendarCache(astrology: platform.astrology, logger: platform.logger),
+                                 catalogue: catalogue, seeds: seeds, clock: platform.clock)
+        roasts = RoastsController(roasting: roasting, collections: themes, shareLink: configuration.shareLink)
+        collections = CollectionsController(collections: themes)
+        operators = OperatorCollectionsController(collections: themes)
+        operatorKeys = configuration.operatorKeys
         gamification = GamificationEventsConsumer(store: store, postgres: platform.postgres, logger: platform.logger)
     }
 
-    /// `/v1/roasts`.
+    /// `/v1/roasts` (with `/v1/roasts/collections`) for the app; `/v1/operator/roastmelater` for its operators.
     func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
+        router.group("/v1/roasts/collections").add(middleware: requireAuth).addRoutes(collections.routes)
         router.group("/v1/roasts").add(middleware: requireAuth).addRoutes(roasts.routes)
+        router.group("/v1/operator/roastmelater/collections").add(middleware: RequireOperatorKey(keys: operatorKeys, realm: "roastmelater-operators"))
+            .addRoutes(operators.routes)
     }
 
     var periodicWork: [PeriodicWork] { [] }

@@ -1,5 +1,6 @@
 import Foundation
 import LanternCore
+import LanternTokens
 
 /// RoastMeLater's own configuration keys (see docs/configuration.md, content).
 struct RoastMeLaterConfiguration: Sendable {
@@ -7,9 +8,12 @@ struct RoastMeLaterConfiguration: Sendable {
     var roastBudget: Duration
     /// The app's link in a roast's share text (REQ-SHR-006).
     var shareLink: String
+    /// Who may use the operator API (`name:secret`, comma-separated; none configured: every call is 401).
+    var operatorKeys: OperatorKeys
 
     init(settings: Settings) throws {
         roastBudget = try settings.duration("roast.budget.seconds", default: 5, range: 0.1...60)
+        operatorKeys = try OperatorKeys(try settings.secretList("roastmelater.operator.keys"), variable: "ROASTMELATER_OPERATOR_KEYS")
         shareLink = settings.string("roastmelater.share.url", default: "https://roastmelater.app")
         guard let url = URL(string: shareLink), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw ConfigurationError(variable: "ROASTMELATER_SHARE_URL", message: "must be an http(s) URL, got '\(shareLink)'")

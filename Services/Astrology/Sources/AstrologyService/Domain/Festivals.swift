@@ -1,5 +1,6 @@
 import Ephemeris
 import Foundation
+import LanternContracts
 
 /// The festivals of a year in the Chinese or Vietnamese calendar: lunar dates (New Year, Mid-Autumn, …) and the
 /// solar terms that are festivals (Qingming, the winter solstice).
@@ -7,22 +8,8 @@ struct Festivals: Sendable {
     let ephemeris: SwissEphemeris
     let calendars: LunisolarCalendars
 
-    struct Festival: Encodable, Sendable {
-        var key: String
-        var name: String
-        var date: String
-        /// `lunar` (a lunar date) or `solar` (a solar term).
-        var kind: String
-    }
-
-    struct FestivalsAnswer: Encodable, Sendable {
-        var calendar: LunisolarCalendar
-        var year: Int
-        var festivals: [Festival]
-    }
-
-    func of(_ year: Int, _ calendar: LunisolarCalendar) async throws -> FestivalsAnswer {
-        var list: [Festival] = []
+    func of(_ year: Int, _ calendar: LunisolarCalendar) async throws -> FestivalCalendar {
+        var list: [FestivalCalendar.Festival] = []
         for f in Self.lunarFestivals[calendar] ?? [] {
             let date: CivilDate?
             if f.month == 12 && f.day == 0 {  // the last day of the 12th month: New Year's Eve
@@ -30,17 +17,17 @@ struct Festivals: Sendable {
             } else {
                 date = try await calendars.gregorian(year: year, month: f.month, leap: false, day: f.day, calendar)
             }
-            if let date { list.append(Festival(key: f.key, name: f.name, date: date.description, kind: "lunar")) }
+            if let date { list.append(FestivalCalendar.Festival(key: f.key, name: f.name, date: date.description, kind: "lunar")) }
         }
         let offset = calendar.offsetHours(year: year)
         for term in Self.solarFestivals[calendar] ?? [] {
             let jd = try await ephemeris.compute { session in
                 try session.sunCrossing(term.longitude, after: session.julianDay(year: year, month: 1, day: 1, hour: -offset))
             }
-            list.append(Festival(key: term.key, name: term.name, date: CivilDate(julianDayUT: jd, offsetHours: offset).description, kind: "solar"))
+            list.append(FestivalCalendar.Festival(key: term.key, name: term.name, date: CivilDate(julianDayUT: jd, offsetHours: offset).description, kind: "solar"))
         }
         list.sort { $0.date < $1.date }
-        return FestivalsAnswer(calendar: calendar, year: year, festivals: list)
+        return FestivalCalendar(calendar: calendar.rawValue, year: year, festivals: list)
     }
 
     static let lunarFestivals: [LunisolarCalendar: [(key: String, name: String, month: Int, day: Int)]] = [

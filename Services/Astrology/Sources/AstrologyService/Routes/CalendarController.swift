@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LanternContracts
 import LanternCore
 import LanternHTTP
 
@@ -26,7 +27,7 @@ struct CalendarController: Sendable {
         return routes
     }
 
-    @Sendable func festivals(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<Festivals.FestivalsAnswer> {
+    @Sendable func festivals(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<FestivalCalendar> {
         var v = FieldValidator()
         let calendar = Self.calendar(request, &v)
         let year = request.uri.queryParameters["year"].flatMap { Int(String($0)) }

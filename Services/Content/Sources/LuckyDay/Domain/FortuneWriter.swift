@@ -1,3 +1,4 @@
+import ContentKit
 import Foundation
 import LanternLLM
 

@@ -1,3 +1,4 @@
+import ContentKit
 import Crypto
 import Foundation
 import LanternCore

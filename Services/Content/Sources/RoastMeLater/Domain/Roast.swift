@@ -19,6 +19,11 @@ struct Roast: Sendable, Equatable {
     var reactedAt: Date?
     var favourite: Bool
     var createdAt: Date
+    /// The collection and scenario it was asked in, if any.
+    var collection: String? = nil
+    var scenario: String? = nil
+    /// How many scenarios that collection had then (announced, so gamification can tell a completion).
+    var collectionSize: Int? = nil
 }
 
 /// Which of a user's roasts a history page holds; nil matches any.
@@ -27,6 +32,7 @@ struct RoastFilter: Sendable, Equatable {
     var category: String?
     var reaction: RoastReaction?
     var favourite: Bool?
+    var collection: String? = nil
     /// Only roasts older than this one (the previous page's last).
     var before: UUID?
     var limit: Int

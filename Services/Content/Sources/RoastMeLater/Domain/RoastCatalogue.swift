@@ -67,6 +67,9 @@ struct RoastOrder: Sendable, Equatable {
     var language: RoastLanguage
     /// The user's IANA time zone: the local day the roast counts for.
     var timeZone: TimeZone
+    /// The collection and scenario it was asked in (REQ-COL-002), if any.
+    var collection: RoastCollection? = nil
+    var scenario: RoastCollection.Scenario? = nil
 }
 
 /// 😂 🔥 😐 👎 (REQ-RCT): one per roast, changeable and removable.

@@ -44,15 +44,18 @@ struct RoastWriter: Sendable {
             Descriptor("language", "Language", order.language.rawValue),
         ]
         if let mood = order.mood { descriptors.append(Descriptor("moodStyle", "Tone for that mood", mood.modifier)) }
+        if let collection = order.collection, let scenario = order.scenario {
+            descriptors.append(Descriptor("theme", "The collection's theme", collection.promptModifier))
+            descriptors.append(Descriptor("scenario", "The situation to roast", scenario.prompt))
+        }
         return descriptors + taste.descriptors
     }
 
     func request(_ order: RoastOrder, taste: RoastTaste = .none, user: UUID, roast: UUID, budget: Duration) -> LLMRequest {
         LLMRequest(
             task: "roast", system: Self.system(order.language),
-            instruction: order.mood == nil
-                ? "Write one roast about the category below, as sharp as its spice level says."
-                : "Write one roast about the category below, as sharp as its spice level says, in the tone the reader's mood asks for.",
+            instruction: (order.scenario == nil ? "Write one roast about the category below" : "Write one roast about the situation below, in the collection's theme")
+                + (order.mood == nil ? ", as sharp as its spice level says." : ", as sharp as its spice level says, in the tone the reader's mood asks for."),
             descriptors: Self.descriptors(order, taste: taste),
             rules: OutputRules(maxCharacters: Self.maxCharacters, language: order.language.textLanguage),
             seed: GenerationSeed("roastmelater", user.uuidString.lowercased(), roast.uuidString.lowercased(), Self.version),

@@ -1,3 +1,4 @@
+import ContentKit
 import Foundation
 import LanternCore
 
@@ -54,7 +55,8 @@ struct Roasting: Sendable {
         let written = await writer.write(order, taste: taste, user: user, roast: id, budget: budget)
         let roast = Roast(id: id, userID: user, category: order.category.id, spice: order.spice.level, mood: order.mood?.id,
                           language: order.language, text: written.text, artisanal: written.artisanal, source: written.source,
-                          localDate: Self.localDate(now, in: order.timeZone), reaction: nil, reactedAt: nil, favourite: false, createdAt: now)
+                          localDate: Self.localDate(now, in: order.timeZone), reaction: nil, reactedAt: nil, favourite: false, createdAt: now,
+                          collection: order.collection?.id, scenario: order.scenario?.id, collectionSize: order.collection?.scenarios.count)
         let stored = try await records.record(roast, idempotencyKey: key)
         guard stored.id == roast.id else { return Self.sameOrder(stored, order) ? .replayed(stored) : .keyReused }
         return .written(stored, refusedName: written.refusedName)
@@ -62,15 +64,11 @@ struct Roasting: Sendable {
 
     static func sameOrder(_ roast: Roast, _ order: RoastOrder) -> Bool {
         roast.category == order.category.id && roast.spice == order.spice.level && roast.mood == order.mood?.id && roast.language == order.language
+            && roast.collection == order.collection?.id && (order.scenario == nil || roast.scenario == order.scenario?.id)
     }
 
     /// The calendar day of `date` in `zone`, `YYYY-MM-DD`.
-    static func localDate(_ date: Date, in zone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let day = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", day.year ?? 1970, day.month ?? 1, day.day ?? 1)
-    }
+    static func localDate(_ date: Date, in zone: TimeZone) -> String { LocalDay(date, in: zone).description }
 
     /// The roast's text to share, with the app's link (REQ-SHR-006).
     static func shareText(_ roast: Roast, link: String) -> String {

@@ -10,6 +10,7 @@ import Metrics
 /// `/v1/roasts/export`, `/v1/roasts/{roastId}` with its `favourite` and `reaction`.
 struct RoastsController: Sendable {
     let roasting: Roasting
+    let collections: Collections
     /// The app's link in share texts.
     let shareLink: String
 
@@ -23,6 +24,11 @@ struct RoastsController: Sendable {
         var language: String?
         /// The device's IANA time zone: which local day the roast counts for (default UTC).
         var timeZone: String?
+        /// A collection showing today (`GET /v1/roasts/collections`); the roast is then about one of its scenarios,
+        /// whose category it takes (so `category` is left out).
+        var collection: String?
+        /// One of the collection's scenarios; without it, the first the user has not roasted yet.
+        var scenario: String?
     }
 
     struct ReactionRequest: Decodable {
@@ -50,6 +56,8 @@ struct RoastsController: Sendable {
         /// The text to share, with the app's link (REQ-SHR-006).
         var shareText: String
         var createdAt: Date
+        var collection: String?
+        var scenario: String?
 
         init(_ roast: Roast, shareLink: String) {
             id = roast.id.lowercased
@@ -64,6 +72,8 @@ struct RoastsController: Sendable {
             reaction = roast.reaction.map { ReactionBody(name: $0.rawValue, emoji: $0.emoji, reactedAt: roast.reactedAt) }
             shareText = Roasting.shareText(roast, link: shareLink)
             createdAt = roast.createdAt
+            collection = roast.collection
+            scenario = roast.scenario
         }
     }
 
@@ -135,12 +145,14 @@ struct RoastsController: Sendable {
         let body = try await request.decodeJSON(as: RoastRequest.self, context: context)
         let catalogue = roasting.catalogue
         var v = FieldValidator()
-        let category = body.category.flatMap(catalogue.category)
+        var category = body.category.flatMap(catalogue.category)
         if let given = body.category {
             v.check(category != nil, "category", "'\(given)' is not a category; one of: \(catalogue.categories.map(\.id).joined(separator: ", "))")
-        } else {
+            v.check(body.collection == nil, "category", "is left out with a collection: each scenario of a collection has its own")
+        } else if body.collection == nil {
             v.fail("category", "is required: one of \(catalogue.categories.map(\.id).joined(separator: ", "))")
         }
+        v.check(body.scenario == nil || body.collection != nil, "scenario", "needs its collection")
         let spice = body.spice.flatMap(catalogue.spice)
         if let given = body.spice { v.check(spice != nil, "spice", "must be 1–5, got \(given)") } else { v.fail("spice", "is required: 1 (gentle) to 5 (savage)") }
         let mood = body.mood.flatMap(catalogue.mood)
@@ -149,12 +161,23 @@ struct RoastsController: Sendable {
         }
         let language = RoastLanguage(rawValue: body.language ?? "en")
         v.check(language != nil, "language", "must be en or vi")
-        let zone = body.timeZone.map { TimeZoneName.isValid($0) ? TimeZone(identifier: $0) : nil } ?? TimeZone(identifier: "UTC")
-        v.check(zone != nil, "timeZone", "must be an IANA time zone such as Asia/Ho_Chi_Minh")
+        let zone = Self.timeZone(body.timeZone, &v)
         try v.validate()
-        guard let category, let spice, let language, let zone else { throw Problem.invalid([]) }
-
-        let order = RoastOrder(category: category, spice: spice, mood: mood, language: language, timeZone: zone)
+        guard let spice, let language, let zone else { throw Problem.invalid([]) }
+        var order = RoastOrder(category: catalogue.categories[0], spice: spice, mood: mood, language: language, timeZone: zone)
+        if let id = body.collection {
+            switch try await collections.choose(collection: id, scenario: body.scenario, user: user, on: Roasting.localDate(roasting.clock.now(), in: zone)) {
+            case .chosen(let collection, let scenario):
+                order.collection = collection
+                order.scenario = scenario
+                category = catalogue.category(scenario.category)
+            case .unknownCollection: throw Problem.invalid(field: "collection", "'\(id)' is not a collection; GET /v1/roasts/collections lists them")
+            case .notRunning: throw Problem.invalid(field: "collection", "'\(id)' is not showing today", code: "collection_not_running")
+            case .unknownScenario: throw Problem.invalid(field: "scenario", "'\(body.scenario ?? "")' is not a scenario of '\(id)'")
+            }
+        }
+        guard let category else { throw Problem.invalid(field: "scenario", "is not available now: its category is no longer offered") }
+        order.category = category
         switch try await roasting.roast(user: user, order: order, idempotencyKey: key) {
         case .written(let roast, let refusedName):
             // Anonymous counters only: how many, how many not by a model, how many model answers named someone.
@@ -193,6 +216,10 @@ struct RoastsController: Sendable {
         if let given = query["favourite"].map(String.init) {
             filter.favourite = ["true": true, "false": false][given]
             v.check(filter.favourite != nil, "favourite", "must be true or false")
+        }
+        if let collection = query["collection"].map(String.init) {
+            v.check(RoastCollection.isSlug(collection), "collection", "'\(collection)' is not a collection id")
+            filter.collection = collection
         }
         if let given = query["cursor"].map(String.init) {
             filter.before = UUID(uuidString: given)
@@ -271,6 +298,13 @@ struct RoastsController: Sendable {
     }
 
     static let notFound = Problem.notFound("No such roast.", code: "roast_not_found")
+
+    /// A device's IANA time zone (`Asia/Ho_Chi_Minh`), UTC when none is given: which local day a request is about.
+    static func timeZone(_ given: String?, _ v: inout FieldValidator) -> TimeZone? {
+        let zone = given.map { TimeZoneName.isValid($0) ? TimeZone(identifier: $0) : nil } ?? TimeZone(identifier: "UTC")
+        v.check(zone != nil, "timeZone", "must be an IANA time zone such as Asia/Ho_Chi_Minh")
+        return zone
+    }
 
     private func roastID(_ context: LanternRequestContext) throws -> UUID {
         guard let text = context.parameters.get("roastId"), let id = UUID(uuidString: text) else { throw Self.notFound }

@@ -13,15 +13,15 @@ struct RoastStore: RoastRecords {
     let outbox: Outbox
     let logger: Logger
 
-    static let columns = "id, user_id, category, spice, mood, language, text, artisanal, source, local_date::text, reaction, reacted_at, favourite, created_at"
+    static let columns = "id, user_id, category, spice, mood, language, text, artisanal, source, local_date::text, reaction, reacted_at, favourite, created_at, collection, scenario"
 
     static func decode(_ row: PostgresRow) throws -> Roast {
-        let (id, user, category, spice, mood, language, text, artisanal, source, localDate, reaction, reactedAt, favourite, created) =
-            try row.decode((UUID, UUID, String, Int, String?, String, String, Bool, String, String, String?, Date?, Bool, Date).self)
+        let (id, user, category, spice, mood, language, text, artisanal, source, localDate, reaction, reactedAt, favourite, created, collection, scenario) =
+            try row.decode((UUID, UUID, String, Int, String?, String, String, Bool, String, String, String?, Date?, Bool, Date, String?, String?).self)
         guard let language = RoastLanguage(rawValue: language) else { throw StoreInconsistency("content.roasts \(id): language '\(language)'") }
         return Roast(id: id, userID: user, category: category, spice: spice, mood: mood, language: language, text: text, artisanal: artisanal,
                      source: source, localDate: localDate, reaction: reaction.flatMap(RoastReaction.init(rawValue:)), reactedAt: reactedAt,
-                     favourite: favourite, createdAt: created)
+                     favourite: favourite, createdAt: created, collection: collection, scenario: scenario)
     }
 
     private func first(_ rows: PostgresRowSequence) async throws -> Roast? {
@@ -91,16 +91,18 @@ struct RoastStore: RoastRecords {
     func record(_ roast: Roast, idempotencyKey key: String?) async throws -> Roast {
         let stored: Roast? = try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("""
-                INSERT INTO content.roasts (id, user_id, category, spice, mood, language, text, artisanal, source, local_date, created_at, idempotency_key)
+                INSERT INTO content.roasts (id, user_id, category, spice, mood, language, text, artisanal, source, local_date, created_at, idempotency_key,
+                                           collection, scenario)
                 VALUES (\(roast.id), \(roast.userID), \(roast.category), \(roast.spice), \(roast.mood), \(roast.language.rawValue), \(roast.text),
-                        \(roast.artisanal), \(roast.source), \(roast.localDate)::date, \(roast.createdAt), \(key))
+                        \(roast.artisanal), \(roast.source), \(roast.localDate)::date, \(roast.createdAt), \(key), \(roast.collection), \(roast.scenario))
                 ON CONFLICT (user_id, idempotency_key) DO NOTHING
                 RETURNING \(unescaped: Self.columns)
                 """, logger: logger)
             guard let inserted = try await first(rows) else { return nil }
             try await outbox.enqueue(ContentEvents.RoastGenerated(
                 roastId: roast.id.lowercased, userId: roast.userID.lowercased, category: roast.category, spice: roast.spice, mood: roast.mood,
-                language: roast.language.rawValue, artisanal: roast.artisanal, localDate: roast.localDate, createdAt: roast.createdAt),
+                language: roast.language.rawValue, artisanal: roast.artisanal, localDate: roast.localDate, createdAt: roast.createdAt,
+                collection: roast.collection, scenario: roast.scenario, collectionSize: roast.collectionSize),
                 subject: roast.userID.lowercased, at: roast.createdAt, on: connection, logger: logger)
             return inserted
         }
@@ -127,6 +129,7 @@ struct RoastStore: RoastRecords {
         if let category = filter.category { try and("category =", category) }
         if let reaction = filter.reaction { try and("reaction =", reaction.rawValue) }
         if let favourite = filter.favourite { try and("favourite =", favourite) }
+        if let collection = filter.collection { try and("collection =", collection) }
         if let before = filter.before { try and("id <", before) }
         bindings.append(filter.limit + 1)
         sql += " ORDER BY id DESC LIMIT $\(bindings.count)"

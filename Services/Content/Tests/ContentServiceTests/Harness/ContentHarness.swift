@@ -46,6 +46,7 @@ struct ContentHarness {
                         var variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
                                          "IDENTITY_URL": identityURL.absoluteString, "ASTROLOGY_URL": astrologyURL.absoluteString,
                                          "SERVICE_SECRET": FakeIdentity.serviceSecret, "SCHEDULER_INTERVAL_SECONDS": "0.2",
+                                         "ROASTMELATER_OPERATOR_KEYS": ContentHarness.operatorKeys.map { "\($0.key):\($0.value)" }.joined(separator: ","),
                                          // Generous budgets: only the tests about budgets set them, and a loaded
                                          // machine must not turn a model's answer into an artisanal one.
                                          "FORTUNE_BUDGET_SECONDS": "30", "PROFILE_BUDGET_SECONDS": "30"]
@@ -75,6 +76,17 @@ struct ContentHarness {
 
     /// Monday 23 November 2026, 09:00 in Rome (08:00 UTC).
     static let monday0900 = Date(timeIntervalSince1970: 1_795_420_800)
+    /// RoastMeLater's operators and their keys (`ROASTMELATER_OPERATOR_KEYS`).
+    static let operatorKeys = ["ops-alice": "alice-0123456789abcdef0123456789abcdef", "ops-bob": "bob-0123456789abcdef0123456789abcdef0"]
+
+    /// A call to an operator API with `key` as its bearer (none: no Authorization header).
+    @discardableResult
+    func operatorRequest(_ method: HTTPRequest.Method, _ uri: String, key: String?, json: String? = nil, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+        var headers = extra
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await client.execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+    }
 
     /// A second content replica on the same database and streams (its own clock), while `body` runs.
     func replica(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
@@ -234,9 +246,35 @@ final class FakeAstrology: Sendable {
         lunarDate: .init(year: 1990, month: 4, leap: false, day: 23, monthLength: 30),
         options: .init(dayBoundary: "23:00", solarTime: "clock"), timeKnown: true, warnings: [])
 
+    /// Festival calendars asked for (`year`), and whether the route answers 503 (astrology down).
+    let festivalYears = Mutex<[Int]>([])
+    let festivalsDown = Atomic<Bool>(false)
+
+    /// Tết and Trung Thu of the Vietnamese calendar 2025–2028, as astrology computes them (the real computation is
+    /// checked against the published calendar in astrology's tests, and through the gateway in the journey).
+    static let festivals: [Int: [FestivalCalendar.Festival]] = [
+        2025: [.init(key: "tet", name: "Tết Nguyên Đán", date: "2025-01-29", kind: "lunar"), .init(key: "trung_thu", name: "Tết Trung Thu", date: "2025-10-06", kind: "lunar")],
+        2026: [.init(key: "tet", name: "Tết Nguyên Đán", date: "2026-02-17", kind: "lunar"), .init(key: "trung_thu", name: "Tết Trung Thu", date: "2026-09-25", kind: "lunar")],
+        2027: [.init(key: "tet", name: "Tết Nguyên Đán", date: "2027-02-06", kind: "lunar"), .init(key: "trung_thu", name: "Tết Trung Thu", date: "2027-09-15", kind: "lunar")],
+        2028: [.init(key: "tet", name: "Tết Nguyên Đán", date: "2028-01-26", kind: "lunar"), .init(key: "trung_thu", name: "Tết Trung Thu", date: "2028-10-03", kind: "lunar")],
+    ]
+
     func serve<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
         let router = Router()
         let verifier = await identity.issuer.localVerifier()
+        router.get(RouterPath(AstrologyEndpoint.festivals.path)) { request, _ -> Response in
+            guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+                  (try? await verifier.verify(String(header.dropFirst(7)), audience: TokenAudience.service)) != nil else {
+                return Response(status: .unauthorized)
+            }
+            guard !self.festivalsDown.load(ordering: .relaxed) else { return Response(status: .serviceUnavailable) }
+            guard request.uri.queryParameters["calendar"] == "vietnamese", let year = request.uri.queryParameters["year"].flatMap({ Int(String($0)) }) else {
+                return Response(status: .badRequest)
+            }
+            self.festivalYears.withLock { $0.append(year) }
+            let answer = FestivalCalendar(calendar: "vietnamese", year: year, festivals: Self.festivals[year] ?? [])
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: try JSONEncoder().encode(answer))))
+        }
         router.post(RouterPath(AstrologyEndpoint.bazi.path)) { request, _ -> Response in
             guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
                   let claims = try? await verifier.verify(String(header.dropFirst(7)), audience: TokenAudience.service) else {

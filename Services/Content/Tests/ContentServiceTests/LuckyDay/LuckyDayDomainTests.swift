@@ -1,4 +1,5 @@
 @testable import LuckyDayContent
+import ContentKit
 import Foundation
 import LanternLLM
 import Testing

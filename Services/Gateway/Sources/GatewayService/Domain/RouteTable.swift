@@ -48,6 +48,9 @@ public struct RouteTable: Sendable {
         // App Store Server Notifications V2: Apple's servers post without a token; the signature is checked by content.
         Entry(prefix: "/v1/appstore/notifications", service: "content", isPublic: true, limit: .standard),
         Entry(prefix: "/v1/roasts", service: "content", isPublic: false, limit: .standard),
+        // RoastMeLater's operator API: its own keys, never an app's token (content checks them); per address, like
+        // sign-in, so that keys cannot be guessed at the standard rate.
+        Entry(prefix: "/v1/operator/roastmelater", service: "content", isPublic: true, limit: .signIn),
         Entry(prefix: "/v1/widgets/luckyday", service: "content", isPublic: false, limit: .standard),
         Entry(prefix: "/v1/widgets/roastmelater", service: "content", isPublic: false, limit: .standard),
         Entry(prefix: "/v1/gamification", service: "gamification", isPublic: false, limit: .standard),
