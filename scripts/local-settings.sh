@@ -51,3 +51,15 @@ signin_summary() {
     fi
   done
 }
+
+# default_operator_keys FILE: RoastMeLater's operator API gets one development operator, `local`, whose key is
+# made once into FILE (kept across restarts), unless the caller set ROASTMELATER_OPERATOR_KEYS.
+default_operator_keys() {
+  local file="$1"
+  [ -z "${ROASTMELATER_OPERATOR_KEYS+set}" ] || return 0
+  if [ ! -s "$file" ]; then
+    mkdir -p "$(dirname "$file")"
+    (umask 077; head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$file")
+  fi
+  export ROASTMELATER_OPERATOR_KEYS="local:$(cat "$file")"
+}

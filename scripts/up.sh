@@ -57,6 +57,8 @@ export_service_urls "$HOST" 0 keep
 # The caller's SERVICE_SECRET is every service's; identity's SERVICE_SECRETS follows it unless set too.
 if [ -z "${SERVICE_SECRET+set}" ]; then export_service_secrets "$STATE/dev/service-secret"
 elif [ -z "${SERVICE_SECRETS+set}" ]; then export_service_secret_list; fi
+# RoastMeLater's operator API (collections): the key of the development operator `local`.
+default_operator_keys "$STATE/dev/roastmelater-operator-key"
 for entry in "${LANTERN_SERVICES[@]}"; do
   set -- $entry; name=$1; port=$2
   pidfile="$STATE/run/$name.pid"
@@ -76,4 +78,5 @@ done
 gateway_port=$(for e in "${LANTERN_SERVICES[@]}"; do set -- $e; [ "$1" = gateway ] && echo "$2"; done)
 say "Lantern is up: http://$HOST:$gateway_port  (API reference: http://$HOST:$gateway_port/docs)"
 say "  see it work: make demo · sign in as anyone: make token APP=pairly NAME=Ada (or http://$HOST:$DEV_IDENTITY_PORT/)"
+[[ "${ROASTMELATER_OPERATOR_KEYS:-}" == local:* ]] && say "  RoastMeLater's operator API (/v1/operator/roastmelater): Authorization: Bearer \$(cat $STATE/dev/roastmelater-operator-key)"
 say "  make status · make logs · make down (data stays) · make reset (data goes)"

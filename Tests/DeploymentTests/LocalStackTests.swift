@@ -71,4 +71,20 @@ struct LocalStackTests {
         #expect(refused.status != 0)
         #expect((refused.stderr + String(decoding: refused.stdout, as: UTF8.self)).contains("is not NAME=value"))
     }
+
+    @Test("RoastMeLater's operator API gets a development operator whose key is made once and kept; a caller's keys are left alone")
+    func operatorKeys() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("roastmelater-operator-key").path
+        let script = #"default_operator_keys "\#(file)"; echo "$ROASTMELATER_OPERATOR_KEYS""#
+        let first = try await Self.bash(script, environment: [:]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let again = try await Self.bash(script, environment: [:]).trimmingCharacters(in: .whitespacesAndNewlines)
+        // `local:` and 48 hex digits (24 random bytes): long enough for OperatorKeys, the same after a restart.
+        #expect(first.hasPrefix("local:") && first.count == 6 + 48 && first == again, "\(first) / \(again)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let theirs = try await Self.bash(script, environment: ["ROASTMELATER_OPERATOR_KEYS": "ops:their-own-secret-of-at-least-32-chars"])
+        #expect(theirs.trimmingCharacters(in: .whitespacesAndNewlines) == "ops:their-own-secret-of-at-least-32-chars")
+    }
 }

@@ -34,5 +34,9 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/headers/ReportRetryAfter`.
         public typealias ReportRetryAfter = Swift.Int
+        /// `private, max-age=60`: the app may use its copy for a minute, then revalidates it.
+        ///
+        /// - Remark: Generated from `#/components/headers/PrivateOneMinute`.
+        public typealias PrivateOneMinute = Swift.String
     }
 }

@@ -47,9 +47,13 @@ extension Components {
             /// |---|---|---|
             /// | `account_deleted` | 401 | The token's account was deleted after the token was issued. |
             /// | `already_paired` | 409 | The caller is already paired; disconnect first. |
-            /// | `astrology_unavailable` | 503 | content could not get the chart or the pillars from astrology (not reachable, failing, or no service token); nothing was stored. `Retry-After: 30`. |
+            /// | `astrology_unavailable` | 503 | content could not get the chart or the pillars from astrology (not reachable, failing, or no service token); nothing was stored. `Retry-After: 30`. Also an operator saving a seasonal collection while astrology does not answer (`Retry-After: 5`). |
             /// | `bad_gateway` | 502 | The upstream service gave no usable answer (gateway). |
             /// | `chart_mismatch` | 422 | The birth data is not that of the report's chart. |
+            /// | `collection_changed` | 412 | Operator API: the collection changed since the version `If-Match` names; read it again. |
+            /// | `collection_exists` | 409 | Operator API: a collection with this id exists (perhaps retired); edit it with `PUT`. |
+            /// | `collection_not_found` | 404 | Operator API: no collection has this id. |
+            /// | `collection_not_running` | 422 | The roast's collection exists but does not show on the user's day. |
             /// | `cookie_not_ready` | 409 | Today's cookie is already broken; the problem carries `opensAgainAt`. |
             /// | `database_unavailable` | 503 | The service's PostgreSQL is unavailable for a moment. `Retry-After: 5`. |
             /// | `device_not_found` | 404 | No device with this id is registered for the account. |
@@ -67,6 +71,7 @@ extension Components {
             /// | `image_truncated` | 422 | The photo is cut short; the upload may have been cut off. |
             /// | `internal_error` | 500 | A fault on the server's side; `detail` names the request id. |
             /// | `invalid_client` | 401 | Wrong service name or secret at identity's service-token route (`/internal`: never through the gateway). |
+            /// | `invalid_operator_key` | 401 | Operator API: not one of the operator keys (or none is configured). |
             /// | `invalid_id_token` | 401 | The Google or Apple ID token does not verify (algorithm, key, signature, issuer, audience, subject, or issued in the future). |
             /// | `invalid_path` | 400 | The path has a `.` or `..` segment, a backslash, or a refused percent-encoding (gateway). |
             /// | `invalid_refresh_token` | 401 | The refresh token is unknown or not `lrt_…` of at most 128 characters. |
@@ -83,6 +88,7 @@ extension Components {
             /// | `malformed_request` | 400 | The request is not valid HTTP/1.1. |
             /// | `malformed_token` | 401 | The token is not a well-formed JWT. |
             /// | `method_not_allowed` | 405 | The path does not serve this method; see `Allow`. |
+            /// | `missing_operator_key` | 401 | Operator API: no `Authorization: Bearer <operator key>` was sent. |
             /// | `missing_token` | 401 | No bearer access token was sent. |
             /// | `moments_not_available` | 403 | Moments are a Pairly feature. |
             /// | `no_moment` | 404 | The partner has not shared a photo (or the caller is not paired). |
@@ -189,9 +195,13 @@ extension Components {
             /// |---|---|---|
             /// | `account_deleted` | 401 | The token's account was deleted after the token was issued. |
             /// | `already_paired` | 409 | The caller is already paired; disconnect first. |
-            /// | `astrology_unavailable` | 503 | content could not get the chart or the pillars from astrology (not reachable, failing, or no service token); nothing was stored. `Retry-After: 30`. |
+            /// | `astrology_unavailable` | 503 | content could not get the chart or the pillars from astrology (not reachable, failing, or no service token); nothing was stored. `Retry-After: 30`. Also an operator saving a seasonal collection while astrology does not answer (`Retry-After: 5`). |
             /// | `bad_gateway` | 502 | The upstream service gave no usable answer (gateway). |
             /// | `chart_mismatch` | 422 | The birth data is not that of the report's chart. |
+            /// | `collection_changed` | 412 | Operator API: the collection changed since the version `If-Match` names; read it again. |
+            /// | `collection_exists` | 409 | Operator API: a collection with this id exists (perhaps retired); edit it with `PUT`. |
+            /// | `collection_not_found` | 404 | Operator API: no collection has this id. |
+            /// | `collection_not_running` | 422 | The roast's collection exists but does not show on the user's day. |
             /// | `cookie_not_ready` | 409 | Today's cookie is already broken; the problem carries `opensAgainAt`. |
             /// | `database_unavailable` | 503 | The service's PostgreSQL is unavailable for a moment. `Retry-After: 5`. |
             /// | `device_not_found` | 404 | No device with this id is registered for the account. |
@@ -209,6 +219,7 @@ extension Components {
             /// | `image_truncated` | 422 | The photo is cut short; the upload may have been cut off. |
             /// | `internal_error` | 500 | A fault on the server's side; `detail` names the request id. |
             /// | `invalid_client` | 401 | Wrong service name or secret at identity's service-token route (`/internal`: never through the gateway). |
+            /// | `invalid_operator_key` | 401 | Operator API: not one of the operator keys (or none is configured). |
             /// | `invalid_id_token` | 401 | The Google or Apple ID token does not verify (algorithm, key, signature, issuer, audience, subject, or issued in the future). |
             /// | `invalid_path` | 400 | The path has a `.` or `..` segment, a backslash, or a refused percent-encoding (gateway). |
             /// | `invalid_refresh_token` | 401 | The refresh token is unknown or not `lrt_…` of at most 128 characters. |
@@ -225,6 +236,7 @@ extension Components {
             /// | `malformed_request` | 400 | The request is not valid HTTP/1.1. |
             /// | `malformed_token` | 401 | The token is not a well-formed JWT. |
             /// | `method_not_allowed` | 405 | The path does not serve this method; see `Allow`. |
+            /// | `missing_operator_key` | 401 | Operator API: no `Authorization: Bearer <operator key>` was sent. |
             /// | `missing_token` | 401 | No bearer access token was sent. |
             /// | `moments_not_available` | 403 | Moments are a Pairly feature. |
             /// | `no_moment` | 404 | The partner has not shared a photo (or the caller is not paired). |
@@ -3656,16 +3668,20 @@ extension Components {
                 case reactions
             }
         }
-        /// What to roast: words of the catalogue only. They are all a model is told about the roast (with the
-        /// category's and the mood's descriptions from the catalogue).
+        /// What to roast: words of the catalogue only (or a collection's and its scenario's ids). They are all a model
+        /// is told about the roast (with the category's and the mood's descriptions from the catalogue, and a
+        /// collection's theme and scenario). `category` is required unless `collection` is given, and is then left
+        /// out.
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/RoastRequest`.
         public struct RoastRequest: Codable, Hashable, Sendable {
             /// A category of the catalogue; a premium one needs the `premium_roasts` reward (else 403 `premium_locked`).
+            /// Required without `collection`; with one, left out (422 naming `category` otherwise).
+            ///
             ///
             /// - Remark: Generated from `#/components/schemas/RoastRequest/category`.
-            public var category: Components.Schemas.RoastCategoryID
+            public var category: Components.Schemas.RoastCategoryID?
             /// How sharp, 1 (gentle) to 5 (savage).
             ///
             /// - Remark: Generated from `#/components/schemas/RoastRequest/spice`.
@@ -3685,11 +3701,26 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/RoastRequest/language`.
             public var language: Components.Schemas.RoastRequest.LanguagePayload?
-            /// The device's IANA time zone: which local day the roast counts for (`localDate`). UTC without it.
+            /// The device's IANA time zone: which local day the roast counts for (`localDate`), and on which day
+            /// `collection` must be showing. UTC without it.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/RoastRequest/timeZone`.
             public var timeZone: Components.Schemas.TimeZone?
+            /// A collection showing on the user's day (`GET /v1/roasts/collections`): the roast is then about one of its
+            /// scenarios, in its theme, and has that scenario's category. No collection with this id, or a retired one,
+            /// is 422 `validation_failed`; one that does not show that day, 422 `collection_not_running` (both naming
+            /// `collection`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastRequest/collection`.
+            public var collection: Components.Schemas.RoastCollectionID?
+            /// One of the collection's scenarios (422 naming `scenario` otherwise, and without `collection`). Without
+            /// it, the first scenario the user has not roasted yet (the first again once all are).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastRequest/scenario`.
+            public var scenario: Components.Schemas.RoastScenarioID?
             /// Creates a new `RoastRequest`.
             ///
             /// - Parameters:
@@ -3697,19 +3728,25 @@ extension Components {
             ///   - spice: How sharp, 1 (gentle) to 5 (savage).
             ///   - mood: The reader's mood, optional; the roast's tone follows it.
             ///   - language: The language to write in.
-            ///   - timeZone: The device's IANA time zone: which local day the roast counts for (`localDate`). UTC without it.
+            ///   - timeZone: The device's IANA time zone: which local day the roast counts for (`localDate`), and on which day
+            ///   - collection: A collection showing on the user's day (`GET /v1/roasts/collections`): the roast is then about one of its
+            ///   - scenario: One of the collection's scenarios (422 naming `scenario` otherwise, and without `collection`). Without
             public init(
-                category: Components.Schemas.RoastCategoryID,
+                category: Components.Schemas.RoastCategoryID? = nil,
                 spice: Swift.Int,
                 mood: Components.Schemas.RoastMoodID? = nil,
                 language: Components.Schemas.RoastRequest.LanguagePayload? = nil,
-                timeZone: Components.Schemas.TimeZone? = nil
+                timeZone: Components.Schemas.TimeZone? = nil,
+                collection: Components.Schemas.RoastCollectionID? = nil,
+                scenario: Components.Schemas.RoastScenarioID? = nil
             ) {
                 self.category = category
                 self.spice = spice
                 self.mood = mood
                 self.language = language
                 self.timeZone = timeZone
+                self.collection = collection
+                self.scenario = scenario
             }
             public enum CodingKeys: String, CodingKey {
                 case category
@@ -3717,10 +3754,12 @@ extension Components {
                 case mood
                 case language
                 case timeZone
+                case collection
+                case scenario
             }
         }
         /// A roast in its reader's history; no one else can see it, and the events about it carry no text. Keys that are
-        /// not set (`mood`, `reaction`) are omitted.
+        /// not set (`mood`, `reaction`, `collection`, `scenario`) are omitted.
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/Roast`.
@@ -3785,6 +3824,14 @@ extension Components {
             public var shareText: Swift.String
             /// - Remark: Generated from `#/components/schemas/Roast/createdAt`.
             public var createdAt: Components.Schemas.Timestamp
+            /// The collection it was asked in; absent for a roast asked by category.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/collection`.
+            public var collection: Components.Schemas.RoastCollectionID?
+            /// The collection's scenario it roasts; present exactly when `collection` is.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Roast/scenario`.
+            public var scenario: Components.Schemas.RoastScenarioID?
             /// Creates a new `Roast`.
             ///
             /// - Parameters:
@@ -3800,6 +3847,8 @@ extension Components {
             ///   - reaction: The reader's reaction, with `reactedAt`; absent when there is none.
             ///   - shareText: What the share sheet shares: `text`, an empty line, then `Roasted by RoastMeLater · <link>` (in Vietnamese
             ///   - createdAt:
+            ///   - collection: The collection it was asked in; absent for a roast asked by category.
+            ///   - scenario: The collection's scenario it roasts; present exactly when `collection` is.
             public init(
                 id: Components.Schemas.Uuid,
                 text: Swift.String,
@@ -3812,7 +3861,9 @@ extension Components {
                 favourite: Swift.Bool,
                 reaction: Components.Schemas.RoastReaction? = nil,
                 shareText: Swift.String,
-                createdAt: Components.Schemas.Timestamp
+                createdAt: Components.Schemas.Timestamp,
+                collection: Components.Schemas.RoastCollectionID? = nil,
+                scenario: Components.Schemas.RoastScenarioID? = nil
             ) {
                 self.id = id
                 self.text = text
@@ -3826,6 +3877,8 @@ extension Components {
                 self.reaction = reaction
                 self.shareText = shareText
                 self.createdAt = createdAt
+                self.collection = collection
+                self.scenario = scenario
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -3840,6 +3893,8 @@ extension Components {
                 case reaction
                 case shareText
                 case createdAt
+                case collection
+                case scenario
             }
         }
         /// "Your Roast Stats": the caller's own counts.
@@ -4045,6 +4100,282 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case reaction
+            }
+        }
+        /// A collection's id, a slug of 2–40 characters of `a–z`, `0–9` and `-`.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastCollectionID`.
+        public typealias RoastCollectionID = Swift.String
+        /// A scenario's id, a slug of 2–40 characters of `a–z`, `0–9` and `-`, unique in its collection.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastScenarioID`.
+        public typealias RoastScenarioID = Swift.String
+        /// A colour, `#RRGGBB`.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastThemeColor`.
+        public typealias RoastThemeColor = Swift.String
+        /// The collections showing on a day, with the user's progress. `banner` is omitted when none runs.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastCollectionList`.
+        public struct RoastCollectionList: Codable, Hashable, Sendable {
+            /// The local day the list is for (`YYYY-MM-DD`), the `date` asked or else today in `timeZone`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionList/date`.
+            public var date: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionList/banner`.
+            public var banner: Components.Schemas.RoastCollectionBanner?
+            /// The permanent ones first, then the monthly ones, then the seasonal ones, each group in `id` order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionList/collections`.
+            public var collections: [Components.Schemas.RoastCollectionOnDay]
+            /// Creates a new `RoastCollectionList`.
+            ///
+            /// - Parameters:
+            ///   - date: The local day the list is for (`YYYY-MM-DD`), the `date` asked or else today in `timeZone`.
+            ///   - banner:
+            ///   - collections: The permanent ones first, then the monthly ones, then the seasonal ones, each group in `id` order.
+            public init(
+                date: Swift.String,
+                banner: Components.Schemas.RoastCollectionBanner? = nil,
+                collections: [Components.Schemas.RoastCollectionOnDay]
+            ) {
+                self.date = date
+                self.banner = banner
+                self.collections = collections
+            }
+            public enum CodingKeys: String, CodingKey {
+                case date
+                case banner
+                case collections
+            }
+        }
+        /// The home screen's banner while a collection with a banner text shows (seasonal collections have one); when
+        /// several do, the one that ends soonest.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastCollectionBanner`.
+        public struct RoastCollectionBanner: Codable, Hashable, Sendable {
+            /// The collection it is for, one of the list's `collections`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionBanner/collectionId`.
+            public var collectionId: Components.Schemas.RoastCollectionID
+            /// The banner's text in each language.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionBanner/text`.
+            public var text: Components.Schemas.RoastNames
+            /// The collection's theme colour.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionBanner/themeColor`.
+            public var themeColor: Components.Schemas.RoastThemeColor
+            /// The collection's last day (its `endDate`), `YYYY-MM-DD`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionBanner/endDate`.
+            public var endDate: Swift.String
+            /// Creates a new `RoastCollectionBanner`.
+            ///
+            /// - Parameters:
+            ///   - collectionId: The collection it is for, one of the list's `collections`.
+            ///   - text: The banner's text in each language.
+            ///   - themeColor: The collection's theme colour.
+            ///   - endDate: The collection's last day (its `endDate`), `YYYY-MM-DD`.
+            public init(
+                collectionId: Components.Schemas.RoastCollectionID,
+                text: Components.Schemas.RoastNames,
+                themeColor: Components.Schemas.RoastThemeColor,
+                endDate: Swift.String
+            ) {
+                self.collectionId = collectionId
+                self.text = text
+                self.themeColor = themeColor
+                self.endDate = endDate
+            }
+            public enum CodingKeys: String, CodingKey {
+                case collectionId
+                case text
+                case themeColor
+                case endDate
+            }
+        }
+        /// A collection as the user sees it on the day. `startDate` and `endDate` are omitted for a permanent one.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay`.
+        public struct RoastCollectionOnDay: Codable, Hashable, Sendable {
+            /// What `POST /v1/roasts` takes as `collection`, and `GET /v1/roasts` as a filter.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/id`.
+            public var id: Components.Schemas.RoastCollectionID
+            /// `permanent`: always shows. `monthly`: a rotating collection, shown for whole months. `seasonal`: shown
+            /// around a festival of the Vietnamese lunar calendar.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/kind`.
+            @frozen public enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case permanent = "permanent"
+                case monthly = "monthly"
+                case seasonal = "seasonal"
+            }
+            /// `permanent`: always shows. `monthly`: a rotating collection, shown for whole months. `seasonal`: shown
+            /// around a festival of the Vietnamese lunar calendar.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/kind`.
+            public var kind: Components.Schemas.RoastCollectionOnDay.KindPayload
+            /// The collection's name in each language.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/names`.
+            public var names: Components.Schemas.RoastNames
+            /// What it is about, in each language.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/descriptions`.
+            public var descriptions: Components.Schemas.RoastNames
+            /// An SF Symbols name.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/icon`.
+            public var icon: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/themeColor`.
+            public var themeColor: Components.Schemas.RoastThemeColor
+            /// A sample roast to show before the user has roasted anything in it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/preview`.
+            public var preview: Components.Schemas.RoastNames
+            /// Its scenarios, in the collection's order (the order in which roasts without `scenario` take them).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/scenarios`.
+            public var scenarios: [Components.Schemas.RoastCollectionScenario]
+            /// How many scenarios it has.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/roastCount`.
+            public var roastCount: Swift.Int
+            /// How many of them the user has roasted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/roasted`.
+            public var roasted: Swift.Int
+            /// Whether the user has roasted every scenario of it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/completed`.
+            public var completed: Swift.Bool
+            /// The first local day it shows in this run, `YYYY-MM-DD` (the first of the month for a monthly one, so many
+            /// days before its festival for a seasonal one); absent for a permanent one.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/startDate`.
+            public var startDate: Swift.String?
+            /// The last local day it shows in this run, both ends included; absent for a permanent one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/endDate`.
+            public var endDate: Swift.String?
+            /// The collection's version, one more at each change operators make.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionOnDay/version`.
+            public var version: Swift.Int
+            /// Creates a new `RoastCollectionOnDay`.
+            ///
+            /// - Parameters:
+            ///   - id: What `POST /v1/roasts` takes as `collection`, and `GET /v1/roasts` as a filter.
+            ///   - kind: `permanent`: always shows. `monthly`: a rotating collection, shown for whole months. `seasonal`: shown
+            ///   - names: The collection's name in each language.
+            ///   - descriptions: What it is about, in each language.
+            ///   - icon: An SF Symbols name.
+            ///   - themeColor:
+            ///   - preview: A sample roast to show before the user has roasted anything in it.
+            ///   - scenarios: Its scenarios, in the collection's order (the order in which roasts without `scenario` take them).
+            ///   - roastCount: How many scenarios it has.
+            ///   - roasted: How many of them the user has roasted.
+            ///   - completed: Whether the user has roasted every scenario of it.
+            ///   - startDate: The first local day it shows in this run, `YYYY-MM-DD` (the first of the month for a monthly one, so many
+            ///   - endDate: The last local day it shows in this run, both ends included; absent for a permanent one.
+            ///   - version: The collection's version, one more at each change operators make.
+            public init(
+                id: Components.Schemas.RoastCollectionID,
+                kind: Components.Schemas.RoastCollectionOnDay.KindPayload,
+                names: Components.Schemas.RoastNames,
+                descriptions: Components.Schemas.RoastNames,
+                icon: Swift.String,
+                themeColor: Components.Schemas.RoastThemeColor,
+                preview: Components.Schemas.RoastNames,
+                scenarios: [Components.Schemas.RoastCollectionScenario],
+                roastCount: Swift.Int,
+                roasted: Swift.Int,
+                completed: Swift.Bool,
+                startDate: Swift.String? = nil,
+                endDate: Swift.String? = nil,
+                version: Swift.Int
+            ) {
+                self.id = id
+                self.kind = kind
+                self.names = names
+                self.descriptions = descriptions
+                self.icon = icon
+                self.themeColor = themeColor
+                self.preview = preview
+                self.scenarios = scenarios
+                self.roastCount = roastCount
+                self.roasted = roasted
+                self.completed = completed
+                self.startDate = startDate
+                self.endDate = endDate
+                self.version = version
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case kind
+                case names
+                case descriptions
+                case icon
+                case themeColor
+                case preview
+                case scenarios
+                case roastCount
+                case roasted
+                case completed
+                case startDate
+                case endDate
+                case version
+            }
+        }
+        /// A scenario of a collection, as the user sees it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastCollectionScenario`.
+        public struct RoastCollectionScenario: Codable, Hashable, Sendable {
+            /// What `POST /v1/roasts` takes as `scenario` (with the collection's id as `collection`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionScenario/id`.
+            public var id: Components.Schemas.RoastScenarioID
+            /// The scenario's name in each language.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionScenario/names`.
+            public var names: Components.Schemas.RoastNames
+            /// The category a roast of it has.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionScenario/category`.
+            public var category: Components.Schemas.RoastCategoryID
+            /// Whether the user has roasted it in this collection.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCollectionScenario/roasted`.
+            public var roasted: Swift.Bool
+            /// Creates a new `RoastCollectionScenario`.
+            ///
+            /// - Parameters:
+            ///   - id: What `POST /v1/roasts` takes as `scenario` (with the collection's id as `collection`).
+            ///   - names: The scenario's name in each language.
+            ///   - category: The category a roast of it has.
+            ///   - roasted: Whether the user has roasted it in this collection.
+            public init(
+                id: Components.Schemas.RoastScenarioID,
+                names: Components.Schemas.RoastNames,
+                category: Components.Schemas.RoastCategoryID,
+                roasted: Swift.Bool
+            ) {
+                self.id = id
+                self.names = names
+                self.category = category
+                self.roasted = roasted
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case names
+                case category
+                case roasted
             }
         }
         /// - Remark: Generated from `#/components/schemas/PublicJWKS`.

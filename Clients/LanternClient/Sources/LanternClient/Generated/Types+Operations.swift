@@ -13218,11 +13218,528 @@ public enum Operations {
             }
         }
     }
+    /// The collections showing on the user's day
+    ///
+    /// Collections are themes, each with a fixed list of scenarios to roast (`POST /v1/roasts` with `collection`).
+    /// This lists the ones showing on the user's local day (or on `date`), each with its scenarios and the user's
+    /// progress, and, while a seasonal one runs, the home screen's `banner`. RoastMeLater user tokens only.
+    ///
+    /// * **Which show.** The permanent ones always (Classic Office, Tech Life, Meeting Madness); one rotating
+    ///   collection per month (`kind: monthly`, from the first to the last day of the month); and the seasonal
+    ///   ones around festivals of the Vietnamese lunar calendar (`kind: seasonal`), from a number of days before
+    ///   the festival to a number of days after, both ends included. The festival dates come from astrology: Tết
+    ///   2027 is 2027-02-06, so `tet-at-work` (14 days before, 7 after) shows from 2027-01-23 to 2027-02-13. When
+    ///   astrology does not answer, the seasonal collections are left out of that answer (not an error: the rest
+    ///   is listed, and they are back once it answers). Retired collections never show.
+    /// * **Order.** The permanent ones first, then the monthly ones, then the seasonal ones, each group in `id`
+    ///   order.
+    /// * **Banner.** While a showing collection has a banner text (seasonal collections have one), `banner` carries
+    ///   it with the collection's theme colour and last day; when several have one, the one that ends soonest.
+    ///   Absent otherwise.
+    /// * **Progress.** A scenario is `roasted` once the user has written a roast of it in the collection (on any
+    ///   day); the collection is `completed` when every scenario is. It is the user's progress now, whatever
+    ///   `date` is asked.
+    /// * **Offline and freshness.** The app keeps the answer to work offline and revalidates it: it comes with an
+    ///   `ETag` and `Cache-Control: private, max-age=60`, and `If-None-Match` with that `ETag` gets 304 while
+    ///   nothing changed. Operators change collections at run time (the operator API), with no app update; a change
+    ///   reaches every app within that minute. `date` lets the app fill its cache ahead, for instance with a
+    ///   seasonal collection about to start.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/collections`.
+    /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)`.
+    public enum ListRoastCollections {
+        public static let id: Swift.String = "listRoastCollections"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// The device's IANA time zone, which decides what "today" is (UTC without it); checked even with `date`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/query/timeZone`.
+                public var timeZone: Components.Schemas.TimeZone?
+                /// The local day to list instead of today: a real date `YYYY-MM-DD` (ASCII digits) in the years 1901–2099.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/query/date`.
+                public var date: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - timeZone: The device's IANA time zone, which decides what "today" is (UTC without it); checked even with `date`.
+                ///   - date: The local day to list instead of today: a real date `YYYY-MM-DD` (ASCII digits) in the years 1901–2099.
+                public init(
+                    timeZone: Components.Schemas.TimeZone? = nil,
+                    date: Swift.String? = nil
+                ) {
+                    self.timeZone = timeZone
+                    self.date = date
+                }
+            }
+            public var query: Operations.ListRoastCollections.Input.Query
+            /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An `ETag` received earlier (a comma-separated list, `W/` prefixes and `*` are accepted).
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/header/If-None-Match`.
+                public var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListRoastCollections.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifNoneMatch: An `ETag` received earlier (a comma-separated list, `W/` prefixes and `*` are accepted).
+                ///   - accept:
+                public init(
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListRoastCollections.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListRoastCollections.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.ListRoastCollections.Input.Query = .init(),
+                headers: Operations.ListRoastCollections.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// `"<first 32 hex digits of SHA-256 of the JSON body>"`: it changes with the day's list, an operator's
+                    /// change and the user's progress.
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// `private, max-age=60`: the app may use its copy for a minute, then revalidates it.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/responses/200/headers/Cache-Control`.
+                    public var cacheControl: Components.Headers.PrivateOneMinute?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: `"<first 32 hex digits of SHA-256 of the JSON body>"`: it changes with the day's list, an operator's
+                    ///   - cacheControl: `private, max-age=60`: the app may use its copy for a minute, then revalidates it.
+                    public init(
+                        eTag: Swift.String? = nil,
+                        cacheControl: Components.Headers.PrivateOneMinute? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListRoastCollections.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.RoastCollectionList)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.RoastCollectionList {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListRoastCollections.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.ListRoastCollections.Output.Ok.Headers = .init(),
+                    body: Operations.ListRoastCollections.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The collections showing on that day, for this user.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListRoastCollections.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListRoastCollections.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The list's `ETag`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// `private, max-age=60`: the app may use its copy for a minute, then revalidates it.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/responses/304/headers/Cache-Control`.
+                    public var cacheControl: Components.Headers.PrivateOneMinute?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The list's `ETag`.
+                    ///   - cacheControl: `private, max-age=60`: the app may use its copy for a minute, then revalidates it.
+                    public init(
+                        eTag: Swift.String? = nil,
+                        cacheControl: Components.Headers.PrivateOneMinute? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListRoastCollections.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListRoastCollections.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// `If-None-Match` matches the current `ETag`. No body; same `ETag` and `Cache-Control`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListRoastCollections.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListRoastCollections.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/collections/GET/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListRoastCollections.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListRoastCollections.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed`: every invalid parameter is listed in `errors` — `timeZone` (not an IANA time zone),
+            /// `date` (not a real date `YYYY-MM-DD`, or outside 1901–2099).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ListRoastCollections.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.ListRoastCollections.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// The caller's roasts, newest first
     ///
     /// The caller's history: their roasts, newest first, at most `limit` of them (20 by default), each as
-    /// `GET /v1/roasts/{roastId}` answers it. The filters `mood`, `category`, `reaction` and `favourite` narrow it
-    /// (a roast must match every one given). When more roasts match, `nextCursor` is there: pass it as `cursor`
+    /// `GET /v1/roasts/{roastId}` answers it. The filters `mood`, `category`, `reaction`, `favourite` and
+    /// `collection` narrow it (a roast must match every one given). When more roasts match, `nextCursor` is there: pass it as `cursor`
     /// with the same filters for the next page; it is absent on the last page. No roasts: `{"roasts": []}`.
     /// RoastMeLater user tokens only.
     ///
@@ -13261,6 +13778,12 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/roasts/GET/query/favourite`.
                 public var favourite: Swift.Bool?
+                /// Only roasts asked in this collection (its `id`; a retired collection's roasts are found too, an unknown id
+                /// finds none). A value that is not 2–40 characters of `a–z`, `0–9` and `-` is 422 naming `collection`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/GET/query/collection`.
+                public var collection: Components.Schemas.RoastCollectionID?
                 /// Opaque: the previous page's `nextCursor`, unchanged. Anything else may be 422 naming `cursor`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/roasts/GET/query/cursor`.
@@ -13276,6 +13799,7 @@ public enum Operations {
                 ///   - category: Only roasts of this category.
                 ///   - reaction: Only roasts with this reaction, by name or by emoji (percent-encoded, `%F0%9F%94%A5` for 🔥).
                 ///   - favourite: `true`: only favourites; `false`: only roasts that are not.
+                ///   - collection: Only roasts asked in this collection (its `id`; a retired collection's roasts are found too, an unknown id
                 ///   - cursor: Opaque: the previous page's `nextCursor`, unchanged. Anything else may be 422 naming `cursor`.
                 ///   - limit: At most this many roasts.
                 public init(
@@ -13283,6 +13807,7 @@ public enum Operations {
                     category: Components.Schemas.RoastCategoryID? = nil,
                     reaction: Operations.ListRoasts.Input.Query.ReactionPayload? = nil,
                     favourite: Swift.Bool? = nil,
+                    collection: Components.Schemas.RoastCollectionID? = nil,
                     cursor: Swift.String? = nil,
                     limit: Swift.Int? = nil
                 ) {
@@ -13290,6 +13815,7 @@ public enum Operations {
                     self.category = category
                     self.reaction = reaction
                     self.favourite = favourite
+                    self.collection = collection
                     self.cursor = cursor
                     self.limit = limit
                 }
@@ -13474,7 +14000,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// `validation_failed`: every invalid parameter (`mood`, `category`, `reaction`, `favourite`, `cursor`, `limit`) is listed in `errors`.
+            /// `validation_failed`: every invalid parameter (`mood`, `category`, `reaction`, `favourite`, `collection`, `cursor`, `limit`) is listed in `errors`.
             ///
             /// - Remark: Generated from `#/paths//v1/roasts/get(listRoasts)/responses/422`.
             ///
@@ -13657,13 +14183,20 @@ public enum Operations {
     /// Write a roast
     ///
     /// Writes a roast of the category at the spice level, in the tone of the mood when one is given, and keeps it
-    /// in the caller's history. RoastMeLater user tokens only. Checked in this order: token (401), RoastMeLater
-    /// user token (403), `Idempotency-Key` format (422), the body (415, 400, 422 naming each invalid field), a
-    /// retry (200, or 422 `idempotency_key_reused`), the Premium Roast (403 `premium_locked`).
+    /// in the caller's history; with `collection`, a roast of one of the collection's scenarios, in its theme.
+    /// RoastMeLater user tokens only. Checked in this order: token (401), RoastMeLater user token (403),
+    /// `Idempotency-Key` format (422), the body (415, 400, 422 naming each invalid field), the collection and its
+    /// scenario (422), a retry (200, or 422 `idempotency_key_reused`), the Premium Roast (403 `premium_locked`).
     ///
     /// * **The prompt** holds only the catalogue's words: the category's id and what it is about, the spice level
-    ///   and how sharp it is, the mood and its tone, and the language. Never free text from the user, and never who
+    ///   and how sharp it is, the mood and its tone, and the language; in a collection, also the collection's
+    ///   theme and the scenario's situation as operators wrote them. Never free text from the user, and never who
     ///   they are (no name, id or account data): a roast is about a situation, not a person.
+    /// * **Collections.** With `collection` (one showing on the user's day in `timeZone`, as
+    ///   `GET /v1/roasts/collections` lists them), `category` is left out: the roast is about a scenario of the
+    ///   collection and takes its category — the scenario named by `scenario`, else the first the user has not
+    ///   roasted yet (the first again once all are). The roast then has `collection` and `scenario`, and the
+    ///   scenario counts as roasted in the list.
     /// * **The text** is at most 220 user-visible characters (grapheme clusters: "ệ" or an emoji counts once), in
     ///   the language asked; a longer model answer is cut at its last whole sentence, or refused when that keeps
     ///   less than half. A model's answer must pass the output guard (the length, the language, a blocklist of
@@ -13673,18 +14206,24 @@ public enum Operations {
     /// * **Artisanal.** When no model is configured (the default of `make up`), none answers within
     ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), or its answer is set aside (the output guard, or a name),
     ///   content's local grammar writes the roast for the same category, spice level, mood and language, in
-    ///   microseconds. `artisanal` is then `true`.
+    ///   microseconds (in a collection, for the scenario's category: the grammar does not know the situation).
+    ///   `artisanal` is then `true`.
     /// * **Premium Roast.** A premium category (`premium: true` in `GET /v1/roasts/catalogue`) is 403
     ///   `premium_locked` (field `category`) until the user has the `premium_roasts` reward (a 7-day streak, from
-    ///   gamification's `reward.granted`).
+    ///   gamification's `reward.granted`), also as the category of a collection's scenario.
     /// * **Retries.** A call with the `Idempotency-Key` of an earlier roast and the same order (`category`,
-    ///   `spice`, `mood` and `language`; `timeZone` is not compared) gets that roast again (200), as it is now
-    ///   (with its favourite and reaction); nothing is written or announced again. The key of an earlier roast of
-    ///   another order is 422 `idempotency_key_reused` (field `Idempotency-Key`).
+    ///   `spice`, `mood`, `language`, and `collection` with the scenario it comes to; `timeZone` is not compared)
+    ///   gets that roast again (200), as it is now (with its favourite and reaction); nothing is written or
+    ///   announced again. The key of an earlier roast of another order is 422 `idempotency_key_reused` (field
+    ///   `Idempotency-Key`). A retry is resolved like a new call first: its collection must still be showing, and
+    ///   without `scenario` it comes to the first scenario not roasted yet — after the first call, usually another
+    ///   one, so the retry is 422 `idempotency_key_reused`. To retry a roast in a collection safely, send
+    ///   `scenario` (the first with `roasted: false` in `GET /v1/roasts/collections`).
     /// * `localDate` is the day of `createdAt` in `timeZone` (the device's IANA time zone; UTC without one): the
     ///   local day the roast counts for.
     /// * **After a write** content publishes `roast.generated` (without the text), in the transaction that keeps
-    ///   the roast.
+    ///   the roast; for a roast in a collection it also carries `collection`, `scenario` and `collectionSize` (how
+    ///   many scenarios the collection had), so that a consumer can tell when the user has roasted them all.
     ///
     ///
     /// - Remark: HTTP `POST /v1/roasts`.
@@ -14017,12 +14556,16 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// `validation_failed`: every invalid field of the body is listed in `errors` — `category` (missing, or not
-            /// a category of the catalogue), `spice` (missing, or not 1–5), `mood` (not a mood of the catalogue),
-            /// `language` (not `en` or `vi`), `timeZone` (not an IANA time zone); a wrong JSON type, or `null` for
-            /// `category` or `spice`, names its field the same way. Before the body, `Idempotency-Key` (not 1–128
-            /// visible ASCII characters). `idempotency_key_reused` (field `Idempotency-Key`): the key was sent with an
-            /// earlier roast of another order.
+            /// `validation_failed`: every invalid field of the body is listed in `errors` — `category` (missing without
+            /// `collection`, sent with one, or not a category of the catalogue), `spice` (missing, or not 1–5), `mood`
+            /// (not a mood of the catalogue), `language` (not `en` or `vi`), `timeZone` (not an IANA time zone),
+            /// `scenario` (sent without `collection`); a wrong JSON type, or `null` for `category` or `spice`, names its
+            /// field the same way. Before the body, `Idempotency-Key` (not 1–128 visible ASCII characters). Once the
+            /// body is valid, the collection: `validation_failed` naming `collection` (no collection has this id, or it
+            /// is retired) or `scenario` (not one of the collection's scenarios, or its category is no longer in the
+            /// catalogue); `collection_not_running` (field `collection`): the collection exists but does not show on the
+            /// user's day in `timeZone` (a seasonal one also while astrology does not answer). `idempotency_key_reused`
+            /// (field `Idempotency-Key`): the key was sent with an earlier roast of another order.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/roasts/post(writeRoast)/responses/422`.

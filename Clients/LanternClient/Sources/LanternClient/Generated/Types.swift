@@ -582,11 +582,42 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/roasts/catalogue`.
     /// - Remark: Generated from `#/paths//v1/roasts/catalogue/get(getRoastCatalogue)`.
     func getRoastCatalogue(_ input: Operations.GetRoastCatalogue.Input) async throws -> Operations.GetRoastCatalogue.Output
+    /// The collections showing on the user's day
+    ///
+    /// Collections are themes, each with a fixed list of scenarios to roast (`POST /v1/roasts` with `collection`).
+    /// This lists the ones showing on the user's local day (or on `date`), each with its scenarios and the user's
+    /// progress, and, while a seasonal one runs, the home screen's `banner`. RoastMeLater user tokens only.
+    ///
+    /// * **Which show.** The permanent ones always (Classic Office, Tech Life, Meeting Madness); one rotating
+    ///   collection per month (`kind: monthly`, from the first to the last day of the month); and the seasonal
+    ///   ones around festivals of the Vietnamese lunar calendar (`kind: seasonal`), from a number of days before
+    ///   the festival to a number of days after, both ends included. The festival dates come from astrology: Tết
+    ///   2027 is 2027-02-06, so `tet-at-work` (14 days before, 7 after) shows from 2027-01-23 to 2027-02-13. When
+    ///   astrology does not answer, the seasonal collections are left out of that answer (not an error: the rest
+    ///   is listed, and they are back once it answers). Retired collections never show.
+    /// * **Order.** The permanent ones first, then the monthly ones, then the seasonal ones, each group in `id`
+    ///   order.
+    /// * **Banner.** While a showing collection has a banner text (seasonal collections have one), `banner` carries
+    ///   it with the collection's theme colour and last day; when several have one, the one that ends soonest.
+    ///   Absent otherwise.
+    /// * **Progress.** A scenario is `roasted` once the user has written a roast of it in the collection (on any
+    ///   day); the collection is `completed` when every scenario is. It is the user's progress now, whatever
+    ///   `date` is asked.
+    /// * **Offline and freshness.** The app keeps the answer to work offline and revalidates it: it comes with an
+    ///   `ETag` and `Cache-Control: private, max-age=60`, and `If-None-Match` with that `ETag` gets 304 while
+    ///   nothing changed. Operators change collections at run time (the operator API), with no app update; a change
+    ///   reaches every app within that minute. `date` lets the app fill its cache ahead, for instance with a
+    ///   seasonal collection about to start.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/collections`.
+    /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)`.
+    func listRoastCollections(_ input: Operations.ListRoastCollections.Input) async throws -> Operations.ListRoastCollections.Output
     /// The caller's roasts, newest first
     ///
     /// The caller's history: their roasts, newest first, at most `limit` of them (20 by default), each as
-    /// `GET /v1/roasts/{roastId}` answers it. The filters `mood`, `category`, `reaction` and `favourite` narrow it
-    /// (a roast must match every one given). When more roasts match, `nextCursor` is there: pass it as `cursor`
+    /// `GET /v1/roasts/{roastId}` answers it. The filters `mood`, `category`, `reaction`, `favourite` and
+    /// `collection` narrow it (a roast must match every one given). When more roasts match, `nextCursor` is there: pass it as `cursor`
     /// with the same filters for the next page; it is absent on the last page. No roasts: `{"roasts": []}`.
     /// RoastMeLater user tokens only.
     ///
@@ -597,13 +628,20 @@ public protocol APIProtocol: Sendable {
     /// Write a roast
     ///
     /// Writes a roast of the category at the spice level, in the tone of the mood when one is given, and keeps it
-    /// in the caller's history. RoastMeLater user tokens only. Checked in this order: token (401), RoastMeLater
-    /// user token (403), `Idempotency-Key` format (422), the body (415, 400, 422 naming each invalid field), a
-    /// retry (200, or 422 `idempotency_key_reused`), the Premium Roast (403 `premium_locked`).
+    /// in the caller's history; with `collection`, a roast of one of the collection's scenarios, in its theme.
+    /// RoastMeLater user tokens only. Checked in this order: token (401), RoastMeLater user token (403),
+    /// `Idempotency-Key` format (422), the body (415, 400, 422 naming each invalid field), the collection and its
+    /// scenario (422), a retry (200, or 422 `idempotency_key_reused`), the Premium Roast (403 `premium_locked`).
     ///
     /// * **The prompt** holds only the catalogue's words: the category's id and what it is about, the spice level
-    ///   and how sharp it is, the mood and its tone, and the language. Never free text from the user, and never who
+    ///   and how sharp it is, the mood and its tone, and the language; in a collection, also the collection's
+    ///   theme and the scenario's situation as operators wrote them. Never free text from the user, and never who
     ///   they are (no name, id or account data): a roast is about a situation, not a person.
+    /// * **Collections.** With `collection` (one showing on the user's day in `timeZone`, as
+    ///   `GET /v1/roasts/collections` lists them), `category` is left out: the roast is about a scenario of the
+    ///   collection and takes its category — the scenario named by `scenario`, else the first the user has not
+    ///   roasted yet (the first again once all are). The roast then has `collection` and `scenario`, and the
+    ///   scenario counts as roasted in the list.
     /// * **The text** is at most 220 user-visible characters (grapheme clusters: "ệ" or an emoji counts once), in
     ///   the language asked; a longer model answer is cut at its last whole sentence, or refused when that keeps
     ///   less than half. A model's answer must pass the output guard (the length, the language, a blocklist of
@@ -613,18 +651,24 @@ public protocol APIProtocol: Sendable {
     /// * **Artisanal.** When no model is configured (the default of `make up`), none answers within
     ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), or its answer is set aside (the output guard, or a name),
     ///   content's local grammar writes the roast for the same category, spice level, mood and language, in
-    ///   microseconds. `artisanal` is then `true`.
+    ///   microseconds (in a collection, for the scenario's category: the grammar does not know the situation).
+    ///   `artisanal` is then `true`.
     /// * **Premium Roast.** A premium category (`premium: true` in `GET /v1/roasts/catalogue`) is 403
     ///   `premium_locked` (field `category`) until the user has the `premium_roasts` reward (a 7-day streak, from
-    ///   gamification's `reward.granted`).
+    ///   gamification's `reward.granted`), also as the category of a collection's scenario.
     /// * **Retries.** A call with the `Idempotency-Key` of an earlier roast and the same order (`category`,
-    ///   `spice`, `mood` and `language`; `timeZone` is not compared) gets that roast again (200), as it is now
-    ///   (with its favourite and reaction); nothing is written or announced again. The key of an earlier roast of
-    ///   another order is 422 `idempotency_key_reused` (field `Idempotency-Key`).
+    ///   `spice`, `mood`, `language`, and `collection` with the scenario it comes to; `timeZone` is not compared)
+    ///   gets that roast again (200), as it is now (with its favourite and reaction); nothing is written or
+    ///   announced again. The key of an earlier roast of another order is 422 `idempotency_key_reused` (field
+    ///   `Idempotency-Key`). A retry is resolved like a new call first: its collection must still be showing, and
+    ///   without `scenario` it comes to the first scenario not roasted yet — after the first call, usually another
+    ///   one, so the retry is 422 `idempotency_key_reused`. To retry a roast in a collection safely, send
+    ///   `scenario` (the first with `roasted: false` in `GET /v1/roasts/collections`).
     /// * `localDate` is the day of `createdAt` in `timeZone` (the device's IANA time zone; UTC without one): the
     ///   local day the roast counts for.
     /// * **After a write** content publishes `roast.generated` (without the text), in the transaction that keeps
-    ///   the roast.
+    ///   the roast; for a roast in a collection it also carries `collection`, `scenario` and `collectionSize` (how
+    ///   many scenarios the collection had), so that a consumer can tell when the user has roasted them all.
     ///
     ///
     /// - Remark: HTTP `POST /v1/roasts`.
@@ -1478,11 +1522,50 @@ extension APIProtocol {
     public func getRoastCatalogue(headers: Operations.GetRoastCatalogue.Input.Headers = .init()) async throws -> Operations.GetRoastCatalogue.Output {
         try await getRoastCatalogue(Operations.GetRoastCatalogue.Input(headers: headers))
     }
+    /// The collections showing on the user's day
+    ///
+    /// Collections are themes, each with a fixed list of scenarios to roast (`POST /v1/roasts` with `collection`).
+    /// This lists the ones showing on the user's local day (or on `date`), each with its scenarios and the user's
+    /// progress, and, while a seasonal one runs, the home screen's `banner`. RoastMeLater user tokens only.
+    ///
+    /// * **Which show.** The permanent ones always (Classic Office, Tech Life, Meeting Madness); one rotating
+    ///   collection per month (`kind: monthly`, from the first to the last day of the month); and the seasonal
+    ///   ones around festivals of the Vietnamese lunar calendar (`kind: seasonal`), from a number of days before
+    ///   the festival to a number of days after, both ends included. The festival dates come from astrology: Tết
+    ///   2027 is 2027-02-06, so `tet-at-work` (14 days before, 7 after) shows from 2027-01-23 to 2027-02-13. When
+    ///   astrology does not answer, the seasonal collections are left out of that answer (not an error: the rest
+    ///   is listed, and they are back once it answers). Retired collections never show.
+    /// * **Order.** The permanent ones first, then the monthly ones, then the seasonal ones, each group in `id`
+    ///   order.
+    /// * **Banner.** While a showing collection has a banner text (seasonal collections have one), `banner` carries
+    ///   it with the collection's theme colour and last day; when several have one, the one that ends soonest.
+    ///   Absent otherwise.
+    /// * **Progress.** A scenario is `roasted` once the user has written a roast of it in the collection (on any
+    ///   day); the collection is `completed` when every scenario is. It is the user's progress now, whatever
+    ///   `date` is asked.
+    /// * **Offline and freshness.** The app keeps the answer to work offline and revalidates it: it comes with an
+    ///   `ETag` and `Cache-Control: private, max-age=60`, and `If-None-Match` with that `ETag` gets 304 while
+    ///   nothing changed. Operators change collections at run time (the operator API), with no app update; a change
+    ///   reaches every app within that minute. `date` lets the app fill its cache ahead, for instance with a
+    ///   seasonal collection about to start.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/collections`.
+    /// - Remark: Generated from `#/paths//v1/roasts/collections/get(listRoastCollections)`.
+    public func listRoastCollections(
+        query: Operations.ListRoastCollections.Input.Query = .init(),
+        headers: Operations.ListRoastCollections.Input.Headers = .init()
+    ) async throws -> Operations.ListRoastCollections.Output {
+        try await listRoastCollections(Operations.ListRoastCollections.Input(
+            query: query,
+            headers: headers
+        ))
+    }
     /// The caller's roasts, newest first
     ///
     /// The caller's history: their roasts, newest first, at most `limit` of them (20 by default), each as
-    /// `GET /v1/roasts/{roastId}` answers it. The filters `mood`, `category`, `reaction` and `favourite` narrow it
-    /// (a roast must match every one given). When more roasts match, `nextCursor` is there: pass it as `cursor`
+    /// `GET /v1/roasts/{roastId}` answers it. The filters `mood`, `category`, `reaction`, `favourite` and
+    /// `collection` narrow it (a roast must match every one given). When more roasts match, `nextCursor` is there: pass it as `cursor`
     /// with the same filters for the next page; it is absent on the last page. No roasts: `{"roasts": []}`.
     /// RoastMeLater user tokens only.
     ///
@@ -1501,13 +1584,20 @@ extension APIProtocol {
     /// Write a roast
     ///
     /// Writes a roast of the category at the spice level, in the tone of the mood when one is given, and keeps it
-    /// in the caller's history. RoastMeLater user tokens only. Checked in this order: token (401), RoastMeLater
-    /// user token (403), `Idempotency-Key` format (422), the body (415, 400, 422 naming each invalid field), a
-    /// retry (200, or 422 `idempotency_key_reused`), the Premium Roast (403 `premium_locked`).
+    /// in the caller's history; with `collection`, a roast of one of the collection's scenarios, in its theme.
+    /// RoastMeLater user tokens only. Checked in this order: token (401), RoastMeLater user token (403),
+    /// `Idempotency-Key` format (422), the body (415, 400, 422 naming each invalid field), the collection and its
+    /// scenario (422), a retry (200, or 422 `idempotency_key_reused`), the Premium Roast (403 `premium_locked`).
     ///
     /// * **The prompt** holds only the catalogue's words: the category's id and what it is about, the spice level
-    ///   and how sharp it is, the mood and its tone, and the language. Never free text from the user, and never who
+    ///   and how sharp it is, the mood and its tone, and the language; in a collection, also the collection's
+    ///   theme and the scenario's situation as operators wrote them. Never free text from the user, and never who
     ///   they are (no name, id or account data): a roast is about a situation, not a person.
+    /// * **Collections.** With `collection` (one showing on the user's day in `timeZone`, as
+    ///   `GET /v1/roasts/collections` lists them), `category` is left out: the roast is about a scenario of the
+    ///   collection and takes its category — the scenario named by `scenario`, else the first the user has not
+    ///   roasted yet (the first again once all are). The roast then has `collection` and `scenario`, and the
+    ///   scenario counts as roasted in the list.
     /// * **The text** is at most 220 user-visible characters (grapheme clusters: "ệ" or an emoji counts once), in
     ///   the language asked; a longer model answer is cut at its last whole sentence, or refused when that keeps
     ///   less than half. A model's answer must pass the output guard (the length, the language, a blocklist of
@@ -1517,18 +1607,24 @@ extension APIProtocol {
     /// * **Artisanal.** When no model is configured (the default of `make up`), none answers within
     ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), or its answer is set aside (the output guard, or a name),
     ///   content's local grammar writes the roast for the same category, spice level, mood and language, in
-    ///   microseconds. `artisanal` is then `true`.
+    ///   microseconds (in a collection, for the scenario's category: the grammar does not know the situation).
+    ///   `artisanal` is then `true`.
     /// * **Premium Roast.** A premium category (`premium: true` in `GET /v1/roasts/catalogue`) is 403
     ///   `premium_locked` (field `category`) until the user has the `premium_roasts` reward (a 7-day streak, from
-    ///   gamification's `reward.granted`).
+    ///   gamification's `reward.granted`), also as the category of a collection's scenario.
     /// * **Retries.** A call with the `Idempotency-Key` of an earlier roast and the same order (`category`,
-    ///   `spice`, `mood` and `language`; `timeZone` is not compared) gets that roast again (200), as it is now
-    ///   (with its favourite and reaction); nothing is written or announced again. The key of an earlier roast of
-    ///   another order is 422 `idempotency_key_reused` (field `Idempotency-Key`).
+    ///   `spice`, `mood`, `language`, and `collection` with the scenario it comes to; `timeZone` is not compared)
+    ///   gets that roast again (200), as it is now (with its favourite and reaction); nothing is written or
+    ///   announced again. The key of an earlier roast of another order is 422 `idempotency_key_reused` (field
+    ///   `Idempotency-Key`). A retry is resolved like a new call first: its collection must still be showing, and
+    ///   without `scenario` it comes to the first scenario not roasted yet — after the first call, usually another
+    ///   one, so the retry is 422 `idempotency_key_reused`. To retry a roast in a collection safely, send
+    ///   `scenario` (the first with `roasted: false` in `GET /v1/roasts/collections`).
     /// * `localDate` is the day of `createdAt` in `timeZone` (the device's IANA time zone; UTC without one): the
     ///   local day the roast counts for.
     /// * **After a write** content publishes `roast.generated` (without the text), in the transaction that keeps
-    ///   the roast.
+    ///   the roast; for a roast in a collection it also carries `collection`, `scenario` and `collectionSize` (how
+    ///   many scenarios the collection had), so that a consumer can tell when the user has roasted them all.
     ///
     ///
     /// - Remark: HTTP `POST /v1/roasts`.

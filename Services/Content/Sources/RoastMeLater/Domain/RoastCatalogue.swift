@@ -70,6 +70,8 @@ struct RoastOrder: Sendable, Equatable {
     /// The collection and scenario it was asked in (REQ-COL-002), if any.
     var collection: RoastCollection? = nil
     var scenario: RoastCollection.Scenario? = nil
+    /// The caller named the scenario (else the first not roasted yet was chosen, which a retry must not compare).
+    var scenarioNamed = false
 }
 
 /// 😂 🔥 😐 👎 (REQ-RCT): one per roast, changeable and removable.

@@ -64,7 +64,7 @@ struct Roasting: Sendable {
 
     static func sameOrder(_ roast: Roast, _ order: RoastOrder) -> Bool {
         roast.category == order.category.id && roast.spice == order.spice.level && roast.mood == order.mood?.id && roast.language == order.language
-            && roast.collection == order.collection?.id && (order.scenario == nil || roast.scenario == order.scenario?.id)
+            && roast.collection == order.collection?.id && (!order.scenarioNamed || roast.scenario == order.scenario?.id)
     }
 
     /// The calendar day of `date` in `zone`, `YYYY-MM-DD`.

@@ -170,6 +170,7 @@ struct RoastsController: Sendable {
             case .chosen(let collection, let scenario):
                 order.collection = collection
                 order.scenario = scenario
+                order.scenarioNamed = body.scenario != nil
                 category = catalogue.category(scenario.category)
             case .unknownCollection: throw Problem.invalid(field: "collection", "'\(id)' is not a collection; GET /v1/roasts/collections lists them")
             case .notRunning: throw Problem.invalid(field: "collection", "'\(id)' is not showing today", code: "collection_not_running")

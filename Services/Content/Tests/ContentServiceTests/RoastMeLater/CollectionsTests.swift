@@ -141,6 +141,12 @@ struct CollectionsTests {
             let done = try #require(list.collections.first { $0.id == "meeting-madness" })
             #expect(done.completed && done.roasted == madness.scenarios.count && done.scenarios.allSatisfy { $0.roasted })
             #expect(list.collections.filter { $0.id != "meeting-madness" }.allSatisfy { !$0.completed && $0.roasted == 0 })
+            // A retry of a roast whose scenario was chosen for the user is that roast again, not a reused key.
+            let first = try await h.roast(user, #"{"collection":"tech-life","spice":1}"#, key: "tech-1")
+            let retry = try await h.roast(user, #"{"collection":"tech-life","spice":1}"#, key: "tech-1")
+            #expect(first.status == .created && retry.status == .ok)
+            #expect(try first.decode(RoastBody.self).id == retry.decode(RoastBody.self).id)
+            #expect(try await h.roast(user, #"{"collection":"tech-life","scenario":"password-reset","spice":1}"#, key: "tech-1").status == .unprocessableContent)
             // The history filters by collection; the roast says which it was in.
             struct Page: Decodable { struct Item: Decodable { var collection: String?; var scenario: String? }; var roasts: [Item] }
             let page = try await h.request(.get, "/v1/roasts?collection=meeting-madness&limit=100", as: user, app: .roastmelater).decode(Page.self)
