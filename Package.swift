@@ -286,7 +286,7 @@ let package = Package(
         .target(
             name: "RoastMeLaterContent",
             dependencies: ["ContentKit", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternLLM",
-                           "LanternService", "LanternTokens", hummingbird, postgres, logging, metrics],
+                           "LanternRendering", "LanternService", "LanternTokens", hummingbird, postgres, logging, metrics],
             path: "Services/Content/Sources/RoastMeLater",
             resources: [.copy("Migrations"), .copy("Catalogue")],
             swiftSettings: strict

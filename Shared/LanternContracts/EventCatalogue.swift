@@ -9,6 +9,7 @@ public enum EventCatalogue {
         ContentEvents.FortuneRevealed.self, ContentEvents.RoastGenerated.self, ContentEvents.RoastReacted.self,
         ContentEvents.RoastFavourited.self,
         GamificationEvents.RewardGranted.self,
+        GamificationEvents.StreakUpdated.self,
         PushRequest.self,
         RealtimeFrame.self, RealtimeDisconnect.self,
     ]

@@ -23,4 +23,29 @@ public enum GamificationEvents {
             self.grantedAt = grantedAt
         }
     }
+
+    /// A user's streak changed: it grew, was kept by a freeze, or broke (REQ-STR). content keeps its copy for the
+    /// RoastMeLater widget, which must not call across services.
+    public struct StreakUpdated: EventPayload, Equatable {
+        public static let eventType = "streak.updated"
+        public static var stream: EventStream { .events(GamificationEvents.producer) }
+        public var userId: String
+        public var app: AppID
+        /// Days in a row, 0 once broken.
+        public var current: Int
+        public var longest: Int
+        /// The last local day (`YYYY-MM-DD`) that counted; the streak is still alive on the day after it.
+        public var lastActiveDay: String?
+        /// When gamification made the change: a copy keeps the latest and ignores an older one arriving late.
+        public var updatedAt: Date
+
+        public init(userId: String, app: AppID, current: Int, longest: Int, lastActiveDay: String?, updatedAt: Date) {
+            self.userId = userId
+            self.app = app
+            self.current = current
+            self.longest = longest
+            self.lastActiveDay = lastActiveDay
+            self.updatedAt = updatedAt
+        }
+    }
 }

@@ -47,6 +47,10 @@ struct RoastMeLaterApp: ContentApp {
     let collections: CollectionsController
     let operators: OperatorCollectionsController
     let operatorKeys: OperatorKeys
+    let widget: WidgetController
+    let days: RoastsOfTheDay
+    let dailyStore: DailyRoastStore
+    let schedulerInterval: Duration
     let store: RoastStore
     let gamification: GamificationEventsConsumer
 
@@ -61,23 +65,33 @@ struct RoastMeLaterApp: ContentApp {
         collections = CollectionsController(collections: themes)
         operators = OperatorCollectionsController(collections: themes)
         operatorKeys = configuration.operatorKeys
-        gamification = GamificationEventsConsumer(store: store, postgres: platform.postgres, logger: platform.logger)
+        dailyStore = DailyRoastStore(client: platform.postgres, logger: platform.logger)
+        days = RoastsOfTheDay(records: dailyStore, writer: RoastWriter(generator: platform.texts, local: platform.local), catalogue: catalogue,
+                              clock: platform.clock, budget: configuration.dailyBudget)
+        widget = WidgetController(days: days, shareLink: configuration.shareLink)
+        schedulerInterval = platform.schedulerInterval
+        gamification = GamificationEventsConsumer(store: store, daily: dailyStore, postgres: platform.postgres, logger: platform.logger)
     }
 
     /// `/v1/roasts` (with `/v1/roasts/collections`) for the app; `/v1/operator/roastmelater` for its operators.
     func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
         router.group("/v1/roasts/collections").add(middleware: requireAuth).addRoutes(collections.routes)
         router.group("/v1/roasts").add(middleware: requireAuth).addRoutes(roasts.routes)
+        router.group("/v1/widgets/roastmelater").add(middleware: requireAuth).addRoutes(widget.routes)
         router.group("/v1/operator/roastmelater/collections").add(middleware: RequireOperatorKey(keys: operatorKeys, realm: "roastmelater-operators"))
             .addRoutes(operators.routes)
     }
 
-    var periodicWork: [PeriodicWork] { [] }
+    /// The roasts of the day, made ahead of each user's local midnight.
+    var periodicWork: [PeriodicWork] {
+        [PeriodicWork("roastmelater_roast_of_the_day", every: schedulerInterval, batch: RoastsOfTheDay.batch) { [days] in try await days.makeDue() }]
+    }
 
     var consumers: [ContentConsumer] { [gamification.consumer] }
 
-    /// The roasts, reactions, favourites and rewards.
+    /// The roasts, reactions, favourites and rewards; the widget's settings, roasts of the day and streak copy.
     func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws {
         try await store.erase(user, on: connection)
+        try await dailyStore.erase(user, on: connection)
     }
 }

@@ -101,7 +101,7 @@ extension Components {
             /// | `partner_already_paired` | 409 | The invite code's owner is already paired. |
             /// | `payload_too_large` | 413 | The body is over the limit of the service or the gateway. |
             /// | `places_unavailable` | 503 | astrology has no gazetteer loaded (`PLACES_FILE`). |
-            /// | `premium_locked` | 403 | The roast's category is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
+            /// | `premium_locked` | 403 | The roast's category (or a category of the widget's settings) is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
             /// | `profile_not_found` | 404 | No Lucky Day profile has been saved yet. |
             /// | `profile_required` | 409 | Breaking a cookie needs a Lucky Day profile first. |
             /// | `provider_not_configured` | 503 | No client ids are configured for this sign-in provider. |
@@ -249,7 +249,7 @@ extension Components {
             /// | `partner_already_paired` | 409 | The invite code's owner is already paired. |
             /// | `payload_too_large` | 413 | The body is over the limit of the service or the gateway. |
             /// | `places_unavailable` | 503 | astrology has no gazetteer loaded (`PLACES_FILE`). |
-            /// | `premium_locked` | 403 | The roast's category is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
+            /// | `premium_locked` | 403 | The roast's category (or a category of the widget's settings) is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
             /// | `profile_not_found` | 404 | No Lucky Day profile has been saved yet. |
             /// | `profile_required` | 409 | Breaking a cookie needs a Lucky Day profile first. |
             /// | `provider_not_configured` | 503 | No client ids are configured for this sign-in provider. |
@@ -4376,6 +4376,418 @@ extension Components {
                 case names
                 case category
                 case roasted
+            }
+        }
+        /// What RoastMeLater's home-screen widget shows for one size. Keys a size does not carry are omitted: `streak` and
+        /// `quickActions` are only in `large` (and `roast.text`, `roast.spice` and `roast.shareText` not in `small`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastWidget`.
+        public struct RoastWidget: Codable, Hashable, Sendable {
+            /// The size asked for.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidget/size`.
+            @frozen public enum SizePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case small = "small"
+                case medium = "medium"
+                case large = "large"
+            }
+            /// The size asked for.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidget/size`.
+            public var size: Components.Schemas.RoastWidget.SizePayload
+            /// The user's local day (`YYYY-MM-DD`) in the settings' time zone (UTC until they are saved).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidget/date`.
+            public var date: Swift.String
+            /// The next local midnight in the settings' time zone, when the next day's roast shows: when the widget's
+            /// timeline should ask again.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidget/refreshAt`.
+            public var refreshAt: Components.Schemas.Timestamp
+            /// Whether the user has saved the widget's settings. `false`: the defaults apply and the roast is always
+            /// curated.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidget/configured`.
+            public var configured: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/RoastWidget/roast`.
+            public var roast: Components.Schemas.RoastOfTheDay
+            /// `large` only.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidget/streak`.
+            public var streak: Components.Schemas.RoastWidgetStreak?
+            /// `large` only: `roast`, `share` and `collections`, in this order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidget/quickActions`.
+            public var quickActions: [Components.Schemas.RoastWidgetQuickAction]?
+            /// Creates a new `RoastWidget`.
+            ///
+            /// - Parameters:
+            ///   - size: The size asked for.
+            ///   - date: The user's local day (`YYYY-MM-DD`) in the settings' time zone (UTC until they are saved).
+            ///   - refreshAt: The next local midnight in the settings' time zone, when the next day's roast shows: when the widget's
+            ///   - configured: Whether the user has saved the widget's settings. `false`: the defaults apply and the roast is always
+            ///   - roast:
+            ///   - streak: `large` only.
+            ///   - quickActions: `large` only: `roast`, `share` and `collections`, in this order.
+            public init(
+                size: Components.Schemas.RoastWidget.SizePayload,
+                date: Swift.String,
+                refreshAt: Components.Schemas.Timestamp,
+                configured: Swift.Bool,
+                roast: Components.Schemas.RoastOfTheDay,
+                streak: Components.Schemas.RoastWidgetStreak? = nil,
+                quickActions: [Components.Schemas.RoastWidgetQuickAction]? = nil
+            ) {
+                self.size = size
+                self.date = date
+                self.refreshAt = refreshAt
+                self.configured = configured
+                self.roast = roast
+                self.streak = streak
+                self.quickActions = quickActions
+            }
+            public enum CodingKeys: String, CodingKey {
+                case size
+                case date
+                case refreshAt
+                case configured
+                case roast
+                case streak
+                case quickActions
+            }
+        }
+        /// The roast of the user's day as the widget shows it; `text`, `spice` and `shareText` are omitted in `small`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastOfTheDay`.
+        public struct RoastOfTheDay: Codable, Hashable, Sendable {
+            /// The roast of the day (UUID version 7). Not a roast of the user's history: `GET /v1/roasts/{roastId}` does
+            /// not know it. A curated roast is not stored.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/id`.
+            public var id: Components.Schemas.Uuid
+            /// The local day the roast is for (`YYYY-MM-DD`), the widget's `date`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/date`.
+            public var date: Swift.String
+            /// Every size: `text` when it has at most 60 user-visible characters, else its first words, cut at a word
+            /// (trailing punctuation dropped), and `…`, 60 characters at most (grapheme clusters, so JSON Schema's
+            /// `maxLength` is not stated).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/preview`.
+            public var preview: Swift.String
+            /// `medium` and `large`: the whole roast in `language`, at most 220 user-visible characters, naming no one.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/text`.
+            public var text: Swift.String?
+            /// Drawn from the settings' categories for the user and the day.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/category`.
+            public var category: Components.Schemas.RoastCategoryID
+            /// The category's SF Symbols name from the catalogue (`flame.fill` for a category no longer in it).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/categoryIcon`.
+            public var categoryIcon: Swift.String
+            /// The category's name from the catalogue, in `language`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/categoryName`.
+            public var categoryName: Swift.String
+            /// `medium` and `large`: how sharp, 1 (gentle) to 5 (savage); the settings' `maxSpice` or one below.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/spice`.
+            public var spice: Swift.Int?
+            /// The language it is written in (the settings' when it was made); the names and titles follow it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/language`.
+            @frozen public enum LanguagePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case en = "en"
+                case vi = "vi"
+            }
+            /// The language it is written in (the settings' when it was made); the names and titles follow it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/language`.
+            public var language: Components.Schemas.RoastOfTheDay.LanguagePayload
+            /// True when content's local grammar wrote it: always for a curated roast; for a roast of the day, when no
+            /// model is configured, none answered within `ROAST_OF_THE_DAY_BUDGET_SECONDS`, or its answer was set aside.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/artisanal`.
+            public var artisanal: Swift.Bool
+            /// True when the day has no roast of its own (settings never saved, or the day's roast not made yet): a
+            /// roast of the local grammar for the settings' categories and spice, the same text all day.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/curated`.
+            public var curated: Swift.Bool
+            /// `medium` and `large`: what the share sheet shares, as a roast's `shareText`: `text`, an empty line, then
+            /// `Roasted by RoastMeLater · <link>` (in Vietnamese `Được roast bởi RoastMeLater · <link>`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastOfTheDay/shareText`.
+            public var shareText: Swift.String?
+            /// Creates a new `RoastOfTheDay`.
+            ///
+            /// - Parameters:
+            ///   - id: The roast of the day (UUID version 7). Not a roast of the user's history: `GET /v1/roasts/{roastId}` does
+            ///   - date: The local day the roast is for (`YYYY-MM-DD`), the widget's `date`.
+            ///   - preview: Every size: `text` when it has at most 60 user-visible characters, else its first words, cut at a word
+            ///   - text: `medium` and `large`: the whole roast in `language`, at most 220 user-visible characters, naming no one.
+            ///   - category: Drawn from the settings' categories for the user and the day.
+            ///   - categoryIcon: The category's SF Symbols name from the catalogue (`flame.fill` for a category no longer in it).
+            ///   - categoryName: The category's name from the catalogue, in `language`.
+            ///   - spice: `medium` and `large`: how sharp, 1 (gentle) to 5 (savage); the settings' `maxSpice` or one below.
+            ///   - language: The language it is written in (the settings' when it was made); the names and titles follow it.
+            ///   - artisanal: True when content's local grammar wrote it: always for a curated roast; for a roast of the day, when no
+            ///   - curated: True when the day has no roast of its own (settings never saved, or the day's roast not made yet): a
+            ///   - shareText: `medium` and `large`: what the share sheet shares, as a roast's `shareText`: `text`, an empty line, then
+            public init(
+                id: Components.Schemas.Uuid,
+                date: Swift.String,
+                preview: Swift.String,
+                text: Swift.String? = nil,
+                category: Components.Schemas.RoastCategoryID,
+                categoryIcon: Swift.String,
+                categoryName: Swift.String,
+                spice: Swift.Int? = nil,
+                language: Components.Schemas.RoastOfTheDay.LanguagePayload,
+                artisanal: Swift.Bool,
+                curated: Swift.Bool,
+                shareText: Swift.String? = nil
+            ) {
+                self.id = id
+                self.date = date
+                self.preview = preview
+                self.text = text
+                self.category = category
+                self.categoryIcon = categoryIcon
+                self.categoryName = categoryName
+                self.spice = spice
+                self.language = language
+                self.artisanal = artisanal
+                self.curated = curated
+                self.shareText = shareText
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case date
+                case preview
+                case text
+                case category
+                case categoryIcon
+                case categoryName
+                case spice
+                case language
+                case artisanal
+                case curated
+                case shareText
+            }
+        }
+        /// The user's RoastMeLater streak as of the widget's day, from content's copy of gamification's `streak.updated`
+        /// (the latest by gamification's time; all 0 until one arrives).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastWidgetStreak`.
+        public struct RoastWidgetStreak: Codable, Hashable, Sendable {
+            /// Days in a row: 0 once a day was missed (the last counted day is neither today nor yesterday), even before
+            /// gamification says so.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetStreak/current`.
+            public var current: Swift.Int
+            /// The longest streak so far.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetStreak/longest`.
+            public var longest: Swift.Int
+            /// The streak is alive (`current` > 0) but nothing has counted today yet; a roast today keeps it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetStreak/atRisk`.
+            public var atRisk: Swift.Bool
+            /// Creates a new `RoastWidgetStreak`.
+            ///
+            /// - Parameters:
+            ///   - current: Days in a row: 0 once a day was missed (the last counted day is neither today nor yesterday), even before
+            ///   - longest: The longest streak so far.
+            ///   - atRisk: The streak is alive (`current` > 0) but nothing has counted today yet; a roast today keeps it.
+            public init(
+                current: Swift.Int,
+                longest: Swift.Int,
+                atRisk: Swift.Bool
+            ) {
+                self.current = current
+                self.longest = longest
+                self.atRisk = atRisk
+            }
+            public enum CodingKeys: String, CodingKey {
+                case current
+                case longest
+                case atRisk
+            }
+        }
+        /// A button of the large widget.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastWidgetQuickAction`.
+        public struct RoastWidgetQuickAction: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetQuickAction/id`.
+            @frozen public enum IdPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case roast = "roast"
+                case share = "share"
+                case collections = "collections"
+            }
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetQuickAction/id`.
+            public var id: Components.Schemas.RoastWidgetQuickAction.IdPayload
+            /// In the roast's language: `Roast me again` / `Roast tiếp đi`, `Share` / `Chia sẻ`, `Collections` /
+            /// `Bộ sưu tập`.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetQuickAction/title`.
+            public var title: Swift.String
+            /// A deep link into the app: `roastmelater://roast/new` (write a roast), `roastmelater://widget/<date>/share`
+            /// (share this roast; `<date>` is the roast's `date`) or `roastmelater://collections`.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetQuickAction/url`.
+            public var url: Swift.String
+            /// Creates a new `RoastWidgetQuickAction`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - title: In the roast's language: `Roast me again` / `Roast tiếp đi`, `Share` / `Chia sẻ`, `Collections` /
+            ///   - url: A deep link into the app: `roastmelater://roast/new` (write a roast), `roastmelater://widget/<date>/share`
+            public init(
+                id: Components.Schemas.RoastWidgetQuickAction.IdPayload,
+                title: Swift.String,
+                url: Swift.String
+            ) {
+                self.id = id
+                self.title = title
+                self.url = url
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case title
+                case url
+            }
+        }
+        /// The widget's settings, as a whole.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastWidgetSettingsRequest`.
+        public struct RoastWidgetSettingsRequest: Codable, Hashable, Sendable {
+            /// The categories the roast of each day is drawn from, 1–9 distinct ones of the catalogue; `premium` needs the
+            /// `premium_roasts` reward (else 403 `premium_locked`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettingsRequest/categories`.
+            public var categories: [Components.Schemas.RoastCategoryID]
+            /// The sharpest a day's roast may be, 1 (gentle) to 5 (savage); each day's is this or one below.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettingsRequest/maxSpice`.
+            public var maxSpice: Swift.Int
+            /// The language the roasts are written in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettingsRequest/language`.
+            @frozen public enum LanguagePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case en = "en"
+                case vi = "vi"
+            }
+            /// The language the roasts are written in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettingsRequest/language`.
+            public var language: Components.Schemas.RoastWidgetSettingsRequest.LanguagePayload?
+            /// The device's IANA time zone: where the widget's days begin (its `date` and `refreshAt`, and when each
+            /// day's roast is made). UTC without it.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettingsRequest/timeZone`.
+            public var timeZone: Components.Schemas.TimeZone?
+            /// Creates a new `RoastWidgetSettingsRequest`.
+            ///
+            /// - Parameters:
+            ///   - categories: The categories the roast of each day is drawn from, 1–9 distinct ones of the catalogue; `premium` needs the
+            ///   - maxSpice: The sharpest a day's roast may be, 1 (gentle) to 5 (savage); each day's is this or one below.
+            ///   - language: The language the roasts are written in.
+            ///   - timeZone: The device's IANA time zone: where the widget's days begin (its `date` and `refreshAt`, and when each
+            public init(
+                categories: [Components.Schemas.RoastCategoryID],
+                maxSpice: Swift.Int,
+                language: Components.Schemas.RoastWidgetSettingsRequest.LanguagePayload? = nil,
+                timeZone: Components.Schemas.TimeZone? = nil
+            ) {
+                self.categories = categories
+                self.maxSpice = maxSpice
+                self.language = language
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case categories
+                case maxSpice
+                case language
+                case timeZone
+            }
+        }
+        /// The widget's settings, or the defaults until the user saves them.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastWidgetSettings`.
+        public struct RoastWidgetSettings: Codable, Hashable, Sendable {
+            /// As saved; by default every category that needs no reward, in the catalogue's order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettings/categories`.
+            public var categories: [Components.Schemas.RoastCategoryID]
+            /// The sharpest a day's roast may be (3 by default); each day's is this or one below.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettings/maxSpice`.
+            public var maxSpice: Swift.Int
+            /// The language the roasts are written in (`en` by default).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettings/language`.
+            @frozen public enum LanguagePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case en = "en"
+                case vi = "vi"
+            }
+            /// The language the roasts are written in (`en` by default).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettings/language`.
+            public var language: Components.Schemas.RoastWidgetSettings.LanguagePayload
+            /// Where the widget's days begin (`UTC` by default).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettings/timeZone`.
+            public var timeZone: Components.Schemas.TimeZone
+            /// False until the user saves settings (these are then the defaults).
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastWidgetSettings/configured`.
+            public var configured: Swift.Bool
+            /// Creates a new `RoastWidgetSettings`.
+            ///
+            /// - Parameters:
+            ///   - categories: As saved; by default every category that needs no reward, in the catalogue's order.
+            ///   - maxSpice: The sharpest a day's roast may be (3 by default); each day's is this or one below.
+            ///   - language: The language the roasts are written in (`en` by default).
+            ///   - timeZone: Where the widget's days begin (`UTC` by default).
+            ///   - configured: False until the user saves settings (these are then the defaults).
+            public init(
+                categories: [Components.Schemas.RoastCategoryID],
+                maxSpice: Swift.Int,
+                language: Components.Schemas.RoastWidgetSettings.LanguagePayload,
+                timeZone: Components.Schemas.TimeZone,
+                configured: Swift.Bool
+            ) {
+                self.categories = categories
+                self.maxSpice = maxSpice
+                self.language = language
+                self.timeZone = timeZone
+                self.configured = configured
+            }
+            public enum CodingKeys: String, CodingKey {
+                case categories
+                case maxSpice
+                case language
+                case timeZone
+                case configured
             }
         }
         /// - Remark: Generated from `#/components/schemas/PublicJWKS`.

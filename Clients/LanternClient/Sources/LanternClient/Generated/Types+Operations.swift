@@ -17295,4 +17295,1302 @@ public enum Operations {
             }
         }
     }
+    /// What RoastMeLater's home-screen widget shows
+    ///
+    /// The roast of the user's day for one widget size, in one call (one database read; never a model call, never a
+    /// call to another service): what a WidgetKit timeline provider needs. RoastMeLater user tokens only. Checked in
+    /// this order: token (401), RoastMeLater user token (403), `size` (422).
+    ///
+    /// * **The roast of the day.** content's background work makes each user's roast of a local day 6 hours before
+    ///   that day's midnight in the settings' time zone (`PUT /v1/widgets/roastmelater/settings`), with a model or
+    ///   else the local grammar. Its category is drawn from the settings' categories and its spice is `maxSpice` or
+    ///   one below, by the user and the day: the same all day, varying from day to day.
+    /// * **Sizes.** `small` (`systemSmall`): `preview` with the category's icon and name. `medium` (`systemMedium`):
+    ///   also `text`, `spice` and `shareText`. `large` (`systemLarge`): also `streak` and `quickActions`. Keys a size
+    ///   does not carry are left out.
+    /// * **Curated.** A day without a roast of its own gets a curated one from content's local grammar (for the
+    ///   settings' categories and spice), the same text all day, with `curated: true` and `artisanal: true`: always
+    ///   while the settings were never saved (`configured: false`: the defaults apply, on UTC's day), and for a
+    ///   configured widget until the day's roast is made — moments after the settings are saved or changed (the
+    ///   next `SCHEDULER_INTERVAL_SECONDS` tick plus at most `ROAST_OF_THE_DAY_BUDGET_SECONDS` of a model) — or for
+    ///   the rest of the day when the widget comes back after 14 days unread (such a widget gets no new roasts;
+    ///   reading it again resumes them from the next day).
+    /// * **Refresh.** `refreshAt` is the next local midnight, when the next day's roast shows: make it the
+    ///   timeline's reload date (`.after(refreshAt)`). Before then the answer changes only when the settings change,
+    ///   when the day's roast replaces a curated one, and (in `large`) when the streak does; reload the timelines
+    ///   after saving settings.
+    /// * **Streak** (`large`): content's copy of gamification's `streak.updated`, so a roast written now shows in it
+    ///   a moment later. `current` is 0 once a day was missed, even before gamification says so; `atRisk` while it is
+    ///   alive but nothing has counted today.
+    /// * **Quick actions** (`large`): `roast`, `share` and `collections`, in that order, titled in the roast's
+    ///   language, each with a deep link for the widget's `Link`.
+    /// * **Caching.** An `ETag` and `Cache-Control: private, no-cache`; `If-None-Match` with that `ETag` gets 304
+    ///   while the answer is unchanged.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/widgets/roastmelater`.
+    /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)`.
+    public enum GetRoastMeLaterWidget {
+        public static let id: Swift.String = "getRoastMeLaterWidget"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/query/size`.
+                @frozen public enum SizePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case small = "small"
+                    case medium = "medium"
+                    case large = "large"
+                }
+                /// The widget's size: `small`, `medium` (without it) or `large`, in lower case. Anything else is 422
+                /// `validation_failed` naming `size`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/query/size`.
+                public var size: Operations.GetRoastMeLaterWidget.Input.Query.SizePayload?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - size: The widget's size: `small`, `medium` (without it) or `large`, in lower case. Anything else is 422
+                public init(size: Operations.GetRoastMeLaterWidget.Input.Query.SizePayload? = nil) {
+                    self.size = size
+                }
+            }
+            public var query: Operations.GetRoastMeLaterWidget.Input.Query
+            /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An `ETag` received earlier (a comma-separated list, `W/` prefixes and `*` are accepted).
+                ///
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/header/If-None-Match`.
+                public var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRoastMeLaterWidget.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifNoneMatch: An `ETag` received earlier (a comma-separated list, `W/` prefixes and `*` are accepted).
+                ///   - accept:
+                public init(
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRoastMeLaterWidget.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetRoastMeLaterWidget.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.GetRoastMeLaterWidget.Input.Query = .init(),
+                headers: Operations.GetRoastMeLaterWidget.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// `"<first 32 hex digits of SHA-256 of the JSON body>"`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// `private, no-cache`
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/responses/200/headers/Cache-Control`.
+                    public var cacheControl: Components.Headers.PrivateNoCache?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: `"<first 32 hex digits of SHA-256 of the JSON body>"`.
+                    ///   - cacheControl: `private, no-cache`
+                    public init(
+                        eTag: Swift.String? = nil,
+                        cacheControl: Components.Headers.PrivateNoCache? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetRoastMeLaterWidget.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.RoastWidget)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.RoastWidget {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetRoastMeLaterWidget.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.GetRoastMeLaterWidget.Output.Ok.Headers = .init(),
+                    body: Operations.GetRoastMeLaterWidget.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The widget's content for `size`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetRoastMeLaterWidget.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetRoastMeLaterWidget.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The widget's `ETag`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// `private, no-cache`
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/responses/304/headers/Cache-Control`.
+                    public var cacheControl: Components.Headers.PrivateNoCache?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The widget's `ETag`.
+                    ///   - cacheControl: `private, no-cache`
+                    public init(
+                        eTag: Swift.String? = nil,
+                        cacheControl: Components.Headers.PrivateNoCache? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetRoastMeLaterWidget.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetRoastMeLaterWidget.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// `If-None-Match` matches the current `ETag`. No body; same `ETag` and `Cache-Control`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetRoastMeLaterWidget.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetRoastMeLaterWidget.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/GET/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetRoastMeLaterWidget.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetRoastMeLaterWidget.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed` (field `size`): not `small`, `medium` or `large`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.GetRoastMeLaterWidget.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.GetRoastMeLaterWidget.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The widget's settings
+    ///
+    /// The categories, maximum spice, language and time zone the roast of the day is made with. Until the user saves
+    /// them, the defaults, with `configured: false`: every category that needs no reward (all but `premium`),
+    /// `maxSpice` 3, `en` and `UTC`. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/widgets/roastmelater/settings`.
+    /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)`.
+    public enum GetRoastMeLaterWidgetSettings {
+        public static let id: Swift.String = "getRoastMeLaterWidgetSettings"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRoastMeLaterWidgetSettings.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRoastMeLaterWidgetSettings.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetRoastMeLaterWidgetSettings.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.GetRoastMeLaterWidgetSettings.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.RoastWidgetSettings)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.RoastWidgetSettings {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetRoastMeLaterWidgetSettings.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetRoastMeLaterWidgetSettings.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The settings, or the defaults.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetRoastMeLaterWidgetSettings.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetRoastMeLaterWidgetSettings.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Save the widget's settings
+    ///
+    /// Replaces the widget's settings as a whole (`language` and `timeZone` left out are `en` and `UTC`) and
+    /// answers them with `configured: true`. RoastMeLater user tokens only. Checked in this order: token (401),
+    /// RoastMeLater user token (403), the body (415, 400, 422 naming each invalid field), the Premium Roast (403
+    /// `premium_locked`); nothing is saved on an error.
+    ///
+    /// * **Time zone.** `timeZone` decides the widget's day: its `date`, `refreshAt`, and when each day's roast is
+    ///   made (6 hours before the local midnight). Send the device's IANA time zone, and save again when it changes.
+    /// * **Changed settings remake today's roast:** the roasts made with the old ones (today's, and a next day's
+    ///   made ahead) are dropped and today's is made again at once by the background work; until it is, the widget
+    ///   answers a curated roast (`curated: true`). Reload the widget's timelines after saving. Saving the same
+    ///   settings again changes nothing: the day's roast stays.
+    /// * **Premium Roast.** The `premium` category needs the `premium_roasts` reward (a 7-day streak, from
+    ///   gamification): without it, 403 `premium_locked` naming `categories`.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/widgets/roastmelater/settings`.
+    /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)`.
+    public enum SaveRoastMeLaterWidgetSettings {
+        public static let id: Swift.String = "saveRoastMeLaterWidgetSettings"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SaveRoastMeLaterWidgetSettings.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SaveRoastMeLaterWidgetSettings.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SaveRoastMeLaterWidgetSettings.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.RoastWidgetSettingsRequest)
+            }
+            public var body: Operations.SaveRoastMeLaterWidgetSettings.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.SaveRoastMeLaterWidgetSettings.Input.Headers = .init(),
+                body: Operations.SaveRoastMeLaterWidgetSettings.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.RoastWidgetSettings)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.RoastWidgetSettings {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SaveRoastMeLaterWidgetSettings.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SaveRoastMeLaterWidgetSettings.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The settings saved.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SaveRoastMeLaterWidgetSettings.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SaveRoastMeLaterWidgetSettings.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `malformed_json` (empty body, not JSON, or not a JSON object) or, from the gateway, `invalid_path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/PUT/responses/403/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/PUT/responses/403/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SaveRoastMeLaterWidgetSettings.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SaveRoastMeLaterWidgetSettings.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// `premium_locked` (`errors` names `categories`): `premium` is among the categories and the user does not
+            /// have the `premium_roasts` reward yet. Also `roasts_not_available` (the token's `app` is not
+            /// `roastmelater`) or `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Operations.SaveRoastMeLaterWidgetSettings.Output.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Operations.SaveRoastMeLaterWidgetSettings.Output.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB (identity, astrology, content) or `GATEWAY_MAX_BODY_BYTES` (gateway).
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the `Content-Type` is not JSON.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/PUT/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/widgets/roastmelater/settings/PUT/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SaveRoastMeLaterWidgetSettings.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SaveRoastMeLaterWidgetSettings.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed`: every invalid field of the body is listed in `errors` — `categories` (missing or
+            /// `null`, empty, more than the catalogue's 9, or listing one twice), `categories[i]` (the `i`-th, from 0, is
+            /// not a category of the catalogue), `maxSpice` (missing, or not 1–5), `language` (not `en` or `vi`),
+            /// `timeZone` (not an IANA time zone); a wrong JSON type names its field the same way.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.SaveRoastMeLaterWidgetSettings.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.SaveRoastMeLaterWidgetSettings.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
 }

@@ -745,6 +745,72 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/roasts/{roastId}/reaction`.
     /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)`.
     func removeRoastReaction(_ input: Operations.RemoveRoastReaction.Input) async throws -> Operations.RemoveRoastReaction.Output
+    /// What RoastMeLater's home-screen widget shows
+    ///
+    /// The roast of the user's day for one widget size, in one call (one database read; never a model call, never a
+    /// call to another service): what a WidgetKit timeline provider needs. RoastMeLater user tokens only. Checked in
+    /// this order: token (401), RoastMeLater user token (403), `size` (422).
+    ///
+    /// * **The roast of the day.** content's background work makes each user's roast of a local day 6 hours before
+    ///   that day's midnight in the settings' time zone (`PUT /v1/widgets/roastmelater/settings`), with a model or
+    ///   else the local grammar. Its category is drawn from the settings' categories and its spice is `maxSpice` or
+    ///   one below, by the user and the day: the same all day, varying from day to day.
+    /// * **Sizes.** `small` (`systemSmall`): `preview` with the category's icon and name. `medium` (`systemMedium`):
+    ///   also `text`, `spice` and `shareText`. `large` (`systemLarge`): also `streak` and `quickActions`. Keys a size
+    ///   does not carry are left out.
+    /// * **Curated.** A day without a roast of its own gets a curated one from content's local grammar (for the
+    ///   settings' categories and spice), the same text all day, with `curated: true` and `artisanal: true`: always
+    ///   while the settings were never saved (`configured: false`: the defaults apply, on UTC's day), and for a
+    ///   configured widget until the day's roast is made — moments after the settings are saved or changed (the
+    ///   next `SCHEDULER_INTERVAL_SECONDS` tick plus at most `ROAST_OF_THE_DAY_BUDGET_SECONDS` of a model) — or for
+    ///   the rest of the day when the widget comes back after 14 days unread (such a widget gets no new roasts;
+    ///   reading it again resumes them from the next day).
+    /// * **Refresh.** `refreshAt` is the next local midnight, when the next day's roast shows: make it the
+    ///   timeline's reload date (`.after(refreshAt)`). Before then the answer changes only when the settings change,
+    ///   when the day's roast replaces a curated one, and (in `large`) when the streak does; reload the timelines
+    ///   after saving settings.
+    /// * **Streak** (`large`): content's copy of gamification's `streak.updated`, so a roast written now shows in it
+    ///   a moment later. `current` is 0 once a day was missed, even before gamification says so; `atRisk` while it is
+    ///   alive but nothing has counted today.
+    /// * **Quick actions** (`large`): `roast`, `share` and `collections`, in that order, titled in the roast's
+    ///   language, each with a deep link for the widget's `Link`.
+    /// * **Caching.** An `ETag` and `Cache-Control: private, no-cache`; `If-None-Match` with that `ETag` gets 304
+    ///   while the answer is unchanged.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/widgets/roastmelater`.
+    /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)`.
+    func getRoastMeLaterWidget(_ input: Operations.GetRoastMeLaterWidget.Input) async throws -> Operations.GetRoastMeLaterWidget.Output
+    /// The widget's settings
+    ///
+    /// The categories, maximum spice, language and time zone the roast of the day is made with. Until the user saves
+    /// them, the defaults, with `configured: false`: every category that needs no reward (all but `premium`),
+    /// `maxSpice` 3, `en` and `UTC`. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/widgets/roastmelater/settings`.
+    /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)`.
+    func getRoastMeLaterWidgetSettings(_ input: Operations.GetRoastMeLaterWidgetSettings.Input) async throws -> Operations.GetRoastMeLaterWidgetSettings.Output
+    /// Save the widget's settings
+    ///
+    /// Replaces the widget's settings as a whole (`language` and `timeZone` left out are `en` and `UTC`) and
+    /// answers them with `configured: true`. RoastMeLater user tokens only. Checked in this order: token (401),
+    /// RoastMeLater user token (403), the body (415, 400, 422 naming each invalid field), the Premium Roast (403
+    /// `premium_locked`); nothing is saved on an error.
+    ///
+    /// * **Time zone.** `timeZone` decides the widget's day: its `date`, `refreshAt`, and when each day's roast is
+    ///   made (6 hours before the local midnight). Send the device's IANA time zone, and save again when it changes.
+    /// * **Changed settings remake today's roast:** the roasts made with the old ones (today's, and a next day's
+    ///   made ahead) are dropped and today's is made again at once by the background work; until it is, the widget
+    ///   answers a curated roast (`curated: true`). Reload the widget's timelines after saving. Saving the same
+    ///   settings again changes nothing: the day's roast stays.
+    /// * **Premium Roast.** The `premium` category needs the `premium_roasts` reward (a 7-day streak, from
+    ///   gamification): without it, 403 `premium_locked` naming `categories`.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/widgets/roastmelater/settings`.
+    /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)`.
+    func saveRoastMeLaterWidgetSettings(_ input: Operations.SaveRoastMeLaterWidgetSettings.Input) async throws -> Operations.SaveRoastMeLaterWidgetSettings.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1753,6 +1819,90 @@ extension APIProtocol {
         try await removeRoastReaction(Operations.RemoveRoastReaction.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// What RoastMeLater's home-screen widget shows
+    ///
+    /// The roast of the user's day for one widget size, in one call (one database read; never a model call, never a
+    /// call to another service): what a WidgetKit timeline provider needs. RoastMeLater user tokens only. Checked in
+    /// this order: token (401), RoastMeLater user token (403), `size` (422).
+    ///
+    /// * **The roast of the day.** content's background work makes each user's roast of a local day 6 hours before
+    ///   that day's midnight in the settings' time zone (`PUT /v1/widgets/roastmelater/settings`), with a model or
+    ///   else the local grammar. Its category is drawn from the settings' categories and its spice is `maxSpice` or
+    ///   one below, by the user and the day: the same all day, varying from day to day.
+    /// * **Sizes.** `small` (`systemSmall`): `preview` with the category's icon and name. `medium` (`systemMedium`):
+    ///   also `text`, `spice` and `shareText`. `large` (`systemLarge`): also `streak` and `quickActions`. Keys a size
+    ///   does not carry are left out.
+    /// * **Curated.** A day without a roast of its own gets a curated one from content's local grammar (for the
+    ///   settings' categories and spice), the same text all day, with `curated: true` and `artisanal: true`: always
+    ///   while the settings were never saved (`configured: false`: the defaults apply, on UTC's day), and for a
+    ///   configured widget until the day's roast is made — moments after the settings are saved or changed (the
+    ///   next `SCHEDULER_INTERVAL_SECONDS` tick plus at most `ROAST_OF_THE_DAY_BUDGET_SECONDS` of a model) — or for
+    ///   the rest of the day when the widget comes back after 14 days unread (such a widget gets no new roasts;
+    ///   reading it again resumes them from the next day).
+    /// * **Refresh.** `refreshAt` is the next local midnight, when the next day's roast shows: make it the
+    ///   timeline's reload date (`.after(refreshAt)`). Before then the answer changes only when the settings change,
+    ///   when the day's roast replaces a curated one, and (in `large`) when the streak does; reload the timelines
+    ///   after saving settings.
+    /// * **Streak** (`large`): content's copy of gamification's `streak.updated`, so a roast written now shows in it
+    ///   a moment later. `current` is 0 once a day was missed, even before gamification says so; `atRisk` while it is
+    ///   alive but nothing has counted today.
+    /// * **Quick actions** (`large`): `roast`, `share` and `collections`, in that order, titled in the roast's
+    ///   language, each with a deep link for the widget's `Link`.
+    /// * **Caching.** An `ETag` and `Cache-Control: private, no-cache`; `If-None-Match` with that `ETag` gets 304
+    ///   while the answer is unchanged.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/widgets/roastmelater`.
+    /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/get(getRoastMeLaterWidget)`.
+    public func getRoastMeLaterWidget(
+        query: Operations.GetRoastMeLaterWidget.Input.Query = .init(),
+        headers: Operations.GetRoastMeLaterWidget.Input.Headers = .init()
+    ) async throws -> Operations.GetRoastMeLaterWidget.Output {
+        try await getRoastMeLaterWidget(Operations.GetRoastMeLaterWidget.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The widget's settings
+    ///
+    /// The categories, maximum spice, language and time zone the roast of the day is made with. Until the user saves
+    /// them, the defaults, with `configured: false`: every category that needs no reward (all but `premium`),
+    /// `maxSpice` 3, `en` and `UTC`. RoastMeLater user tokens only.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/widgets/roastmelater/settings`.
+    /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/get(getRoastMeLaterWidgetSettings)`.
+    public func getRoastMeLaterWidgetSettings(headers: Operations.GetRoastMeLaterWidgetSettings.Input.Headers = .init()) async throws -> Operations.GetRoastMeLaterWidgetSettings.Output {
+        try await getRoastMeLaterWidgetSettings(Operations.GetRoastMeLaterWidgetSettings.Input(headers: headers))
+    }
+    /// Save the widget's settings
+    ///
+    /// Replaces the widget's settings as a whole (`language` and `timeZone` left out are `en` and `UTC`) and
+    /// answers them with `configured: true`. RoastMeLater user tokens only. Checked in this order: token (401),
+    /// RoastMeLater user token (403), the body (415, 400, 422 naming each invalid field), the Premium Roast (403
+    /// `premium_locked`); nothing is saved on an error.
+    ///
+    /// * **Time zone.** `timeZone` decides the widget's day: its `date`, `refreshAt`, and when each day's roast is
+    ///   made (6 hours before the local midnight). Send the device's IANA time zone, and save again when it changes.
+    /// * **Changed settings remake today's roast:** the roasts made with the old ones (today's, and a next day's
+    ///   made ahead) are dropped and today's is made again at once by the background work; until it is, the widget
+    ///   answers a curated roast (`curated: true`). Reload the widget's timelines after saving. Saving the same
+    ///   settings again changes nothing: the day's roast stays.
+    /// * **Premium Roast.** The `premium` category needs the `premium_roasts` reward (a 7-day streak, from
+    ///   gamification): without it, 403 `premium_locked` naming `categories`.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/widgets/roastmelater/settings`.
+    /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)`.
+    public func saveRoastMeLaterWidgetSettings(
+        headers: Operations.SaveRoastMeLaterWidgetSettings.Input.Headers = .init(),
+        body: Operations.SaveRoastMeLaterWidgetSettings.Input.Body
+    ) async throws -> Operations.SaveRoastMeLaterWidgetSettings.Output {
+        try await saveRoastMeLaterWidgetSettings(Operations.SaveRoastMeLaterWidgetSettings.Input(
+            headers: headers,
+            body: body
         ))
     }
 }

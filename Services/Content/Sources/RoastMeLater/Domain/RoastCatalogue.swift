@@ -28,6 +28,23 @@ struct RoastCatalogue: Sendable, Decodable {
         var names: RoastNames
         /// What the category is about, for a model.
         var prompt: String
+        /// How its share cards look.
+        var card: CardLook
+    }
+
+    /// A category on a share card: an emoji for its icon (SF Symbols exist only on Apple's devices) and the two
+    /// colours of its background.
+    struct CardLook: Sendable, Codable, Equatable {
+        var emoji: String
+        /// `#RRGGBB`, top and bottom of the gradient.
+        var colors: [String]
+    }
+
+    /// A share card's design (REQ-SHR); premium ones unlock with the `premium_roasts` reward.
+    struct CardTemplate: Sendable, Codable, Equatable {
+        var id: String
+        var names: RoastNames
+        var premium: Bool
     }
 
     struct Mood: Sendable, Codable, Equatable {
@@ -50,6 +67,7 @@ struct RoastCatalogue: Sendable, Decodable {
     var categories: [Category]
     var moods: [Mood]
     var spice: [Spice]
+    var cardTemplates: [CardTemplate]
 
     /// The reward that unlocks the premium categories.
     static let premiumReward = "premium_roasts"
@@ -57,6 +75,7 @@ struct RoastCatalogue: Sendable, Decodable {
     func category(_ id: String) -> Category? { categories.first { $0.id == id } }
     func mood(_ id: String) -> Mood? { moods.first { $0.id == id } }
     func spice(_ level: Int) -> Spice? { spice.first { $0.level == level } }
+    func cardTemplate(_ id: String) -> CardTemplate? { cardTemplates.first { $0.id == id } }
 }
 
 /// What a user asked for, checked against the catalogue.

@@ -71,8 +71,10 @@ struct Roasting: Sendable {
     static func localDate(_ date: Date, in zone: TimeZone) -> String { LocalDay(date, in: zone).description }
 
     /// The roast's text to share, with the app's link (REQ-SHR-006).
-    static func shareText(_ roast: Roast, link: String) -> String {
+    static func shareText(_ roast: Roast, link: String) -> String { shareText(roast.text, language: roast.language, link: link) }
+
+    static func shareText(_ text: String, language: RoastLanguage, link: String) -> String {
         let tag = RoastNames(en: "Roasted by RoastMeLater", vi: "Được roast bởi RoastMeLater")
-        return "\(roast.text)\n\n\(tag[roast.language]) · \(link)"
+        return "\(text)\n\n\(tag[language]) · \(link)"
     }
 }

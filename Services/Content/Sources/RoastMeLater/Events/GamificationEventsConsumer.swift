@@ -6,10 +6,12 @@ import LanternEvents
 import Logging
 import PostgresNIO
 
-/// content's copy of what gamification granted RoastMeLater users: `reward.granted` of `premium_roasts` unlocks the
-/// Premium Roast category (REQ-STR-008). Once per event (`content.gamification`).
+/// content's copy of what gamification tells about RoastMeLater users: `reward.granted` of `premium_roasts` unlocks the
+/// Premium Roast category (REQ-STR-008); `streak.updated` is the streak the large widget shows. Once per event
+/// (`content.gamification`).
 struct GamificationEventsConsumer: Sendable {
     let store: RoastStore
+    let daily: DailyRoastStore
     let postgres: PostgresClient
     let logger: Logger
     let processed = ProcessedEvents(schema: ContentSchema.name, consumer: "content.gamification")
@@ -21,6 +23,17 @@ struct GamificationEventsConsumer: Sendable {
             let user = try UndecodablePayload.uuid(granted.userId, field: "userId")
             try await processed.once(event.id, client: postgres, logger: logger) { connection in
                 try await store.grant(granted.reward, user: user, at: granted.grantedAt, on: connection)
+            }
+        }
+        handlers.on(GamificationEvents.StreakUpdated.self) { streak, event in
+            guard streak.app == .roastmelater else { return }
+            let user = try UndecodablePayload.uuid(streak.userId, field: "userId")
+            let lastActive = try streak.lastActiveDay.map { text in
+                guard let day = LocalDay(text) else { throw UndecodablePayload("field lastActiveDay is not a date YYYY-MM-DD: '\(text)'") }
+                return day
+            }
+            try await processed.once(event.id, client: postgres, logger: logger) { connection in
+                try await daily.updateStreak(user, current: streak.current, longest: streak.longest, lastActiveDay: lastActive, at: streak.updatedAt, on: connection)
             }
         }
         return ContentConsumer(stream: .events(GamificationEvents.producer), handlers: handlers)
