@@ -329,7 +329,7 @@ let package = Package(
         // MARK: Tools
         .executableTarget(
             name: "lantern-bench",
-            dependencies: ["AstroSvitlaContent", "LanternAppStore", "LanternContracts", crypto, "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport",
+            dependencies: ["AstroSvitlaContent", "RoastMeLaterContent", "LanternAppStore", "LanternContracts", crypto, "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport",
                            lifecycle, logging, httpClient, nioCore, nioFoundation,
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            hummingbird, .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -8,7 +8,10 @@
 #   5. push-worker → fake APNs (TLS, HTTP/2) throughput,
 #   6. astrology: a natal chart in process next to libswe's floor, and charts/s through the gateway,
 #   7. Lucky Day: breaking made-ahead cookies through the gateway (and at content), breaking with an 8 s slow
-#      model (5 s budget), the local generator and the router's overhead in process, content's idle memory.
+#      model (5 s budget), the local generator and the router's overhead in process, content's idle memory,
+#   8. AstroSvitla: purchase verification, local reports and PDFs in process; its catalogue through the gateway,
+#   9. RoastMeLater: roasts written (local generator) and the large widget read through the gateway, each next to
+#      GET /v1/me of the same run; the local generator and share cards in process.
 # PostgreSQL pool: 8 connections (≈ 4 × cores); 32 measured worse here (p99 ×7 from backend contention).
 # Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
 source "$(dirname "$0")/lib.sh"
@@ -20,8 +23,8 @@ DURATION="${BENCH_DURATION:-15s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-64}"
 OUT="$STATE/bench/results.txt"
 # BENCH_ONLY=realtime,push runs only those parts (http, instructions, bus, realtime, push, astrology, luckyday,
-# astrosvitla); all by default.
-ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astrosvitla},"
+# astrosvitla, roastmelater); all by default.
+ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astrosvitla,roastmelater},"
 part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
@@ -246,6 +249,33 @@ wrk -t1 -c8 -d3s -s "$ROOT/scripts/bench/bearer.lua" "http://127.0.0.1:18080/v1/
 TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-catalogue-gateway "http://127.0.0.1:18080/v1/reports/areas?chart=$CHART" 64
 TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-me-gateway http://127.0.0.1:18080/v1/me 64
 TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-catalogue-direct "http://127.0.0.1:18084/v1/reports/areas?chart=$CHART" 64
+fi
+
+if part roastmelater; then
+say "RoastMeLater: 64 device users; roasts written and the large widget read through the gateway, next to GET /v1/me"
+: > "$STATE/bench/roastmelater-tokens.txt"
+for _ in $(seq 1 64); do
+  curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type: application/json' \
+    -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"roastmelater\"}" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])' >> "$STATE/bench/roastmelater-tokens.txt"
+done
+# Each user's widget, and its roast of the day made ahead by content's periodic work (the local grammar).
+while read -r token; do
+  curl -fsS -X PUT http://127.0.0.1:18080/v1/widgets/roastmelater/settings -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+    -d '{"categories":["meetings","tech","email"],"maxSpice":4,"language":"vi","timeZone":"Asia/Ho_Chi_Minh"}' > /dev/null
+done < "$STATE/bench/roastmelater-tokens.txt"
+ROAST_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench"
+for _ in $(seq 1 120); do
+  made=$(psql_url "$ROAST_URL" "SELECT count(*) FROM content.roasts_of_the_day")
+  [ "$made" -ge 64 ] && break; sleep 0.5
+done
+say "roasts of the day made ahead: $made"
+export TOKENS_FILE="$STATE/bench/roastmelater-tokens.txt"
+run_wrk roastmelater-me-gateway http://127.0.0.1:18080/v1/me 64 users.lua
+run_wrk roastmelater-roast-gateway http://127.0.0.1:18080/v1/roasts 64 roast.lua
+run_wrk roastmelater-widget-gateway "http://127.0.0.1:18080/v1/widgets/roastmelater?size=large" 64 users.lua
+run_wrk roastmelater-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
+"$BIN/lantern-bench" roastmelater | tee -a "$OUT"
 fi
 
 "$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"

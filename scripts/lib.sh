@@ -29,6 +29,8 @@ ensure_packages() {
   pkg-config --exists pangocairo 2>/dev/null || missing+=(pkg-config libcairo2-dev libpango1.0-dev)
   pkg-config --exists librsvg-2.0 2>/dev/null || missing+=(librsvg2-dev)
   [ -f /usr/share/fonts/truetype/noto/NotoSerif-Regular.ttf ] || missing+=(fonts-noto-core)
+  # Share cards draw emoji (a category's icon, the spice's chillies) in colour.
+  [ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || missing+=(fonts-noto-color-emoji)
   command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)

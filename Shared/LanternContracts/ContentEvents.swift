@@ -67,6 +67,32 @@ public enum ContentEvents {
         }
     }
 
+    /// The user shared a roast (`POST /v1/roasts/{roastId}/share`): what gamification counts for sharing badges.
+    public struct RoastShared: EventPayload, Equatable {
+        public static let eventType = "roast.shared"
+        public static var stream: EventStream { .events(ContentEvents.producer) }
+        public var roastId: String
+        public var userId: String
+        public var category: String
+        /// Where to: `instagram`, `facebook`, `tiktok`, `zalo`, `messages`, `copy` or `other`.
+        public var channel: String
+        /// The share card's template when a card was shared, else absent (the text).
+        public var template: String?
+        /// The day in the user's time zone it was shared on (YYYY-MM-DD).
+        public var localDate: String
+        public var sharedAt: Date
+
+        public init(roastId: String, userId: String, category: String, channel: String, template: String?, localDate: String, sharedAt: Date) {
+            self.roastId = roastId
+            self.userId = userId
+            self.category = category
+            self.channel = channel
+            self.template = template
+            self.localDate = localDate
+            self.sharedAt = sharedAt
+        }
+    }
+
     /// A roast's reaction was set, changed or removed (`reaction` nil).
     public struct RoastReacted: EventPayload, Equatable {
         public static let eventType = "roast.reacted"

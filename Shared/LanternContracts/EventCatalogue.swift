@@ -7,7 +7,7 @@ public enum EventCatalogue {
         IdentityEvents.PairingEstablished.self, IdentityEvents.PairingDissolved.self,
         MediaEvents.MomentShared.self,
         ContentEvents.FortuneRevealed.self, ContentEvents.RoastGenerated.self, ContentEvents.RoastReacted.self,
-        ContentEvents.RoastFavourited.self,
+        ContentEvents.RoastFavourited.self, ContentEvents.RoastShared.self,
         GamificationEvents.RewardGranted.self,
         GamificationEvents.StreakUpdated.self,
         PushRequest.self,

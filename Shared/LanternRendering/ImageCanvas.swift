@@ -136,6 +136,15 @@ public final class ImageCanvas {
         return Self.logicalHeight(layout)
     }
 
+    /// The width one line of `text` takes in `font`, drawing nothing.
+    public func lineWidth(_ text: String, font: String) -> Double {
+        let layout = makeLayout(text, font: font, width: -1, alignment: .left, lineSpacing: 1.0)
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        var ink = PangoRectangle(), logical = PangoRectangle()
+        pango_layout_get_extents(layout, &ink, &logical)
+        return Double(logical.width) / Double(PANGO_SCALE)
+    }
+
     /// The largest size from `sizes` (largest first) at which `text` in `family` fits `width` × `maxHeight`, or the
     /// smallest; with the height it takes.
     public func fittingFont(_ text: String, family: String, sizes: [Double], width w: Double, maxHeight: Double,
@@ -186,7 +195,8 @@ public final class ImageCanvas {
         let description = pango_font_description_from_string(font)
         defer { pango_font_description_free(description) }
         pango_layout_set_font_description(layout, description)
-        pango_layout_set_width(layout, Int32(w * Double(PANGO_SCALE)))
+        // A negative width: one line, unwrapped (for measuring).
+        pango_layout_set_width(layout, w < 0 ? -1 : Int32(w * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
         pango_layout_set_alignment(layout, alignment.pango)
         if lineSpacing != 1.0 { pango_layout_set_line_spacing(layout, Float(lineSpacing)) }

@@ -16,7 +16,7 @@ extension EndToEnd.Shared {
             var categories: [Category]
         }
 
-        @Test("device sign-in → catalogue → roasts in several categories, moods and both languages → reactions and a favourite → filtered history; premium locked")
+        @Test("device sign-in → catalogue → roasts in several categories, moods and both languages → reactions and a favourite → filtered history; premium locked → widget → share card")
         func journey() async throws {
             try await Stack.shared { stack in
                 let signIn = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"roastmelater"}"#)
@@ -55,6 +55,29 @@ extension EndToEnd.Shared {
                 #expect(favourites.roasts.map(\.id) == [written[2].id])
                 let bored = try await stack.call(.GET, "/v1/roasts?mood=bored&reaction=fire", token: token).json(Page.self)
                 #expect(bored.roasts.map(\.id) == [written[1].id])
+
+                // The widget: configured, its roast of the day made ahead by content's periodic work (the local
+                // grammar here), in one call per size.
+                let settings = try await stack.call(.PUT, "/v1/widgets/roastmelater/settings", token: token,
+                                                    json: #"{"categories":["tech","email"],"maxSpice":3,"language":"vi","timeZone":"Asia/Ho_Chi_Minh"}"#)
+                #expect(settings.status == 200, "\(settings.text)")
+                struct Widget: Decodable { struct Roast: Decodable { var text: String?; var category: String; var curated: Bool; var language: String }
+                                           struct Streak: Decodable { var current: Int }; var roast: Roast; var streak: Streak? }
+                #expect(try await eventually { try await stack.call(.GET, "/v1/widgets/roastmelater?size=large", token: token).json(Widget.self).roast.curated == false })
+                let widget = try await stack.call(.GET, "/v1/widgets/roastmelater?size=large", token: token).json(Widget.self)
+                #expect(["tech", "email"].contains(widget.roast.category) && widget.roast.language == "vi" && widget.roast.text != nil && widget.streak?.current == 0)
+
+                // A share card through the gateway: a PNG of 1080×1920 (its IHDR), then the share recorded.
+                let card = try await stack.call(.GET, "/v1/roasts/\(written[1].id)/card?template=paper&format=story", token: token)
+                #expect(card.status == 200 && card.headers.first(name: "Content-Type") == "image/png")
+                let header = [UInt8](card.body.prefix(24))
+                #expect(header.starts(with: [0x89, 0x50, 0x4E, 0x47]) && header.count == 24)
+                if header.count == 24 {
+                    let width = header[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = header[20..<24].reduce(0) { $0 << 8 | Int($1) }
+                    #expect(width == 1080 && height == 1920)
+                }
+                let shared = try await stack.call(.POST, "/v1/roasts/\(written[1].id)/share", token: token, json: #"{"channel":"zalo","template":"paper"}"#)
+                #expect(shared.status == 200, "\(shared.text)")
 
                 // Another app's account cannot roast.
                 let other = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"luckyday"}"#).json(TokenReply.self)

@@ -50,6 +50,7 @@ struct RoastMeLaterApp: ContentApp {
     let widget: WidgetController
     let days: RoastsOfTheDay
     let dailyStore: DailyRoastStore
+    let cardStore: CardStore
     let schedulerInterval: Duration
     let store: RoastStore
     let gamification: GamificationEventsConsumer
@@ -61,7 +62,9 @@ struct RoastMeLaterApp: ContentApp {
         let themes = Collections(records: CollectionStore(client: platform.postgres, logger: platform.logger),
                                  festivals: FestivalCalendarCache(astrology: platform.astrology, logger: platform.logger),
                                  catalogue: catalogue, seeds: seeds, clock: platform.clock)
-        roasts = RoastsController(roasting: roasting, collections: themes, shareLink: configuration.shareLink)
+        cardStore = CardStore(client: platform.postgres, logger: platform.logger)
+        let cards = ShareCards(roasts: store, cards: cardStore, catalogue: catalogue, link: configuration.shareLink, clock: platform.clock)
+        roasts = RoastsController(roasting: roasting, collections: themes, cards: cards, shareLink: configuration.shareLink)
         collections = CollectionsController(collections: themes)
         operators = OperatorCollectionsController(collections: themes)
         operatorKeys = configuration.operatorKeys
@@ -93,5 +96,6 @@ struct RoastMeLaterApp: ContentApp {
     func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws {
         try await store.erase(user, on: connection)
         try await dailyStore.erase(user, on: connection)
+        try await cardStore.erase(user, on: connection)
     }
 }

@@ -38,5 +38,19 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/headers/PrivateOneMinute`.
         public typealias PrivateOneMinute = Swift.String
+        /// `"card-<roastId>-<template>-<format>-v<drawing version>"`: the roast, template, format and drawing version
+        /// (now `1`), which is all a card depends on.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/headers/RoastCardETag`.
+        public typealias RoastCardETag = Swift.String
+        /// `private, max-age=31536000, immutable`: a card never changes; the app may keep it for a year.
+        ///
+        /// - Remark: Generated from `#/components/headers/RoastCardCacheControl`.
+        public typealias RoastCardCacheControl = Swift.String
+        /// `inline; filename="roast-<template>-<format>.png"`.
+        ///
+        /// - Remark: Generated from `#/components/headers/RoastCardDisposition`.
+        public typealias RoastCardDisposition = Swift.String
     }
 }

@@ -101,7 +101,7 @@ extension Components {
             /// | `partner_already_paired` | 409 | The invite code's owner is already paired. |
             /// | `payload_too_large` | 413 | The body is over the limit of the service or the gateway. |
             /// | `places_unavailable` | 503 | astrology has no gazetteer loaded (`PLACES_FILE`). |
-            /// | `premium_locked` | 403 | The roast's category (or a category of the widget's settings) is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
+            /// | `premium_locked` | 403 | The roast's category (or a category of the widget's settings, or a share card's template) is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
             /// | `profile_not_found` | 404 | No Lucky Day profile has been saved yet. |
             /// | `profile_required` | 409 | Breaking a cookie needs a Lucky Day profile first. |
             /// | `provider_not_configured` | 503 | No client ids are configured for this sign-in provider. |
@@ -249,7 +249,7 @@ extension Components {
             /// | `partner_already_paired` | 409 | The invite code's owner is already paired. |
             /// | `payload_too_large` | 413 | The body is over the limit of the service or the gateway. |
             /// | `places_unavailable` | 503 | astrology has no gazetteer loaded (`PLACES_FILE`). |
-            /// | `premium_locked` | 403 | The roast's category (or a category of the widget's settings) is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
+            /// | `premium_locked` | 403 | The roast's category (or a category of the widget's settings, or a share card's template) is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
             /// | `profile_not_found` | 404 | No Lucky Day profile has been saved yet. |
             /// | `profile_required` | 409 | Breaking a cookie needs a Lucky Day profile first. |
             /// | `provider_not_configured` | 503 | No client ids are configured for this sign-in provider. |
@@ -3508,7 +3508,9 @@ extension Components {
                 case reactedAt
             }
         }
-        /// What a roast can be asked for, and the reactions; every name in English and Vietnamese.
+        /// What a roast can be asked for, the reactions and the share cards' templates; every name in English and
+        /// Vietnamese.
+        ///
         ///
         /// - Remark: Generated from `#/components/schemas/RoastCatalogue`.
         public struct RoastCatalogue: Codable, Hashable, Sendable {
@@ -3643,6 +3645,56 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/RoastCatalogue/reactions`.
             public var reactions: [Components.Schemas.RoastReaction]
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CardTemplatesPayload`.
+            public struct CardTemplatesPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CardTemplatesPayload/id`.
+                public var id: Components.Schemas.RoastCardTemplateID
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CardTemplatesPayload/names`.
+                public var names: Components.Schemas.RoastNames
+                /// A premium template, unlocked by the `premium_roasts` reward (a 7-day streak).
+                ///
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CardTemplatesPayload/premium`.
+                public var premium: Swift.Bool
+                /// Whether this user may have a card drawn in it: always when it is not premium; when it is, once the
+                /// user has the `premium_roasts` reward (until then `GET /v1/roasts/{roastId}/card` is 403
+                /// `premium_locked`).
+                ///
+                ///
+                /// - Remark: Generated from `#/components/schemas/RoastCatalogue/CardTemplatesPayload/unlocked`.
+                public var unlocked: Swift.Bool
+                /// Creates a new `CardTemplatesPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - names:
+                ///   - premium: A premium template, unlocked by the `premium_roasts` reward (a 7-day streak).
+                ///   - unlocked: Whether this user may have a card drawn in it: always when it is not premium; when it is, once the
+                public init(
+                    id: Components.Schemas.RoastCardTemplateID,
+                    names: Components.Schemas.RoastNames,
+                    premium: Swift.Bool,
+                    unlocked: Swift.Bool
+                ) {
+                    self.id = id
+                    self.names = names
+                    self.premium = premium
+                    self.unlocked = unlocked
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case id
+                    case names
+                    case premium
+                    case unlocked
+                }
+            }
+            /// The share cards' templates (`GET /v1/roasts/{roastId}/card?template=`), in the catalogue's order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/cardTemplates`.
+            public typealias CardTemplatesPayload = [Components.Schemas.RoastCatalogue.CardTemplatesPayloadPayload]
+            /// The share cards' templates (`GET /v1/roasts/{roastId}/card?template=`), in the catalogue's order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastCatalogue/cardTemplates`.
+            public var cardTemplates: Components.Schemas.RoastCatalogue.CardTemplatesPayload
             /// Creates a new `RoastCatalogue`.
             ///
             /// - Parameters:
@@ -3650,22 +3702,126 @@ extension Components {
             ///   - moods: In the catalogue's order.
             ///   - spice: The spice levels, 1 (gentle) to 5 (savage).
             ///   - reactions: The four reactions, always in the order `hilarious`, `fire`, `meh`, `dislike` (without `reactedAt`).
+            ///   - cardTemplates: The share cards' templates (`GET /v1/roasts/{roastId}/card?template=`), in the catalogue's order.
             public init(
                 categories: Components.Schemas.RoastCatalogue.CategoriesPayload,
                 moods: Components.Schemas.RoastCatalogue.MoodsPayload,
                 spice: Components.Schemas.RoastCatalogue.SpicePayload,
-                reactions: [Components.Schemas.RoastReaction]
+                reactions: [Components.Schemas.RoastReaction],
+                cardTemplates: Components.Schemas.RoastCatalogue.CardTemplatesPayload
             ) {
                 self.categories = categories
                 self.moods = moods
                 self.spice = spice
                 self.reactions = reactions
+                self.cardTemplates = cardTemplates
             }
             public enum CodingKeys: String, CodingKey {
                 case categories
                 case moods
                 case spice
                 case reactions
+                case cardTemplates
+            }
+        }
+        /// A share card's template of RoastMeLater's catalogue (`cardTemplates` of `GET /v1/roasts/catalogue`): `ember`
+        /// (the category's colours), `paper` (light, a serif face), and the premium `neon` (dark, glowing) and `gold`
+        /// (navy and gold), locked until the user has the `premium_roasts` reward.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastCardTemplateID`.
+        @frozen public enum RoastCardTemplateID: String, Codable, Hashable, Sendable, CaseIterable {
+            case ember = "ember"
+            case paper = "paper"
+            case neon = "neon"
+            case gold = "gold"
+        }
+        /// Where the user shared a roast, as the app's share sheet tells it: `instagram`, `facebook`, `tiktok`, `zalo`,
+        /// `messages`, `copy` (copied to the clipboard) or `other`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastShareChannel`.
+        @frozen public enum RoastShareChannel: String, Codable, Hashable, Sendable, CaseIterable {
+            case instagram = "instagram"
+            case facebook = "facebook"
+            case tiktok = "tiktok"
+            case zalo = "zalo"
+            case messages = "messages"
+            case copy = "copy"
+            case other = "other"
+        }
+        /// A share the app's share sheet completed.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastShareRequest`.
+        public struct RoastShareRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RoastShareRequest/channel`.
+            public var channel: Components.Schemas.RoastShareChannel
+            /// The share card's template when a card was shared (`GET /v1/roasts/{roastId}/card?template=`); left out
+            /// when the text was. Any template of the catalogue (the user's reward is not checked here).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastShareRequest/template`.
+            public var template: Components.Schemas.RoastCardTemplateID?
+            /// The device's IANA time zone: which local day the share counts for (`localDate` of `roast.shared`). UTC
+            /// without it.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastShareRequest/timeZone`.
+            public var timeZone: Components.Schemas.TimeZone?
+            /// Creates a new `RoastShareRequest`.
+            ///
+            /// - Parameters:
+            ///   - channel:
+            ///   - template: The share card's template when a card was shared (`GET /v1/roasts/{roastId}/card?template=`); left out
+            ///   - timeZone: The device's IANA time zone: which local day the share counts for (`localDate` of `roast.shared`). UTC
+            public init(
+                channel: Components.Schemas.RoastShareChannel,
+                template: Components.Schemas.RoastCardTemplateID? = nil,
+                timeZone: Components.Schemas.TimeZone? = nil
+            ) {
+                self.channel = channel
+                self.template = template
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case channel
+                case template
+                case timeZone
+            }
+        }
+        /// A share counted.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RoastShare`.
+        public struct RoastShare: Codable, Hashable, Sendable {
+            /// The roast shared.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastShare/roastId`.
+            public var roastId: Components.Schemas.Uuid
+            /// - Remark: Generated from `#/components/schemas/RoastShare/channel`.
+            public var channel: Components.Schemas.RoastShareChannel
+            /// How often the user has shared this roast, this share included.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RoastShare/shares`.
+            public var shares: Swift.Int
+            /// Creates a new `RoastShare`.
+            ///
+            /// - Parameters:
+            ///   - roastId: The roast shared.
+            ///   - channel:
+            ///   - shares: How often the user has shared this roast, this share included.
+            public init(
+                roastId: Components.Schemas.Uuid,
+                channel: Components.Schemas.RoastShareChannel,
+                shares: Swift.Int
+            ) {
+                self.roastId = roastId
+                self.channel = channel
+                self.shares = shares
+            }
+            public enum CodingKeys: String, CodingKey {
+                case roastId
+                case channel
+                case shares
             }
         }
         /// What to roast: words of the catalogue only (or a collection's and its scenario's ids). They are all a model

@@ -12809,6 +12809,10 @@ public enum Operations {
     /// `premium_roasts` reward (a 7-day streak, granted by gamification); until then `POST /v1/roasts` refuses it
     /// with 403 `premium_locked`. Every other category is always unlocked. RoastMeLater user tokens only.
     ///
+    /// `cardTemplates` are the share cards' templates (`GET /v1/roasts/{roastId}/card?template=`): `ember` and
+    /// `paper`, and the premium `neon` and `gold`, which are `unlocked` with the same `premium_roasts` reward (until
+    /// then the card is 403 `premium_locked`).
+    ///
     /// The app may keep the catalogue and revalidate it: it comes with an `ETag` and `Cache-Control: private,
     /// no-cache`, and `If-None-Match` with that `ETag` gets 304 while it is unchanged. The `ETag` changes when the
     /// catalogue does and when the user unlocks the Premium Roast.
@@ -17238,6 +17242,1092 @@ public enum Operations {
             /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
             ///
             /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// A roast's share card, as a PNG image
+    ///
+    /// The roast drawn as an image to share (REQ-SHR): a PNG of 1080×1920 (`format=story`, 9:16, the default) or
+    /// 1080×1080 (`format=post`), in the card template `template` (`ember` by default; `cardTemplates` of
+    /// `GET /v1/roasts/catalogue` lists them). Only for the caller's own roasts. RoastMeLater user tokens only.
+    /// Checked in this order: token (401), RoastMeLater user token (403), the id (404 when it is not a UUID), the
+    /// query (422 naming each invalid parameter), the roast (404), the template (403 `premium_locked`).
+    ///
+    /// * **What it shows:** the app's logo and name; a chip with the category's emoji and the category's name in
+    ///   the roast's language; the roast's text in a panel, set as large as fits its box (Pango lays out Vietnamese
+    ///   diacritics and emoji); the spice as chillies (`Spice` or `Độ cay`, one 🌶️ per level); and the app's link,
+    ///   `ROASTMELATER_SHARE_URL` without its scheme (`roastmelater.app` by default). The background has the
+    ///   category's colours in the template's style.
+    /// * **No metadata:** the file is pixels only — its chunks are `IHDR`, `bKGD` (the default background colour,
+    ///   a rendering hint), `IDAT` and `IEND`: no text, time, EXIF or physical-size chunk.
+    /// * **Premium templates** (`premium: true`: `neon` and `gold`) are 403 `premium_locked` (field `template`)
+    ///   until the user has the `premium_roasts` reward (a 7-day streak, from gamification's `reward.granted`), as
+    ///   the Premium Roast is.
+    /// * **Drawn once:** the first request draws the card (off the event loops) and content keeps it, by roast,
+    ///   template, format and drawing version; every later request gets the same bytes. A user's cards are erased
+    ///   with the account.
+    /// * **Caching:** a card never changes. It comes with `Cache-Control: private, max-age=31536000, immutable`
+    ///   and the `ETag` `"card-<roastId>-<template>-<format>-v<drawing version>"` (now `v1`); `If-None-Match`
+    ///   with it gets 304. A new drawing gives new `ETag`s.
+    /// * **Sharing:** after the share sheet completes, the app records it with
+    ///   `POST /v1/roasts/{roastId}/share` and the card's `template`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/{roastId}/card`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)`.
+    public enum GetRoastCard {
+        public static let id: Swift.String = "getRoastCard"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/path/roastId`.
+                public var roastId: Components.Parameters.RoastId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - roastId: The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                public init(roastId: Components.Parameters.RoastId) {
+                    self.roastId = roastId
+                }
+            }
+            public var path: Operations.GetRoastCard.Input.Path
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// The card's template, a template of the catalogue (`cardTemplates`); any other value is 422
+                /// `validation_failed` naming `template`. A premium one needs the `premium_roasts` reward (403
+                /// `premium_locked` otherwise).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/query/template`.
+                public var template: Components.Schemas.RoastCardTemplateID?
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/query/format`.
+                @frozen public enum FormatPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case story = "story"
+                    case post = "post"
+                }
+                /// `story` (1080×1920) or `post` (1080×1080); any other value is 422 `validation_failed` naming `format`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/query/format`.
+                public var format: Operations.GetRoastCard.Input.Query.FormatPayload?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - template: The card's template, a template of the catalogue (`cardTemplates`); any other value is 422
+                ///   - format: `story` (1080×1920) or `post` (1080×1080); any other value is 422 `validation_failed` naming `format`.
+                public init(
+                    template: Components.Schemas.RoastCardTemplateID? = nil,
+                    format: Operations.GetRoastCard.Input.Query.FormatPayload? = nil
+                ) {
+                    self.template = template
+                    self.format = format
+                }
+            }
+            public var query: Operations.GetRoastCard.Input.Query
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An `ETag` received earlier (a comma-separated list, `W/` prefixes and `*` are accepted).
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/header/If-None-Match`.
+                public var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRoastCard.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifNoneMatch: An `ETag` received earlier (a comma-separated list, `W/` prefixes and `*` are accepted).
+                ///   - accept:
+                public init(
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetRoastCard.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetRoastCard.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.GetRoastCard.Input.Path,
+                query: Operations.GetRoastCard.Input.Query = .init(),
+                headers: Operations.GetRoastCard.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// `"card-<roastId>-<template>-<format>-v<drawing version>"`: the roast, template, format and drawing version
+                    /// (now `1`), which is all a card depends on.
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.RoastCardETag?
+                    /// `private, max-age=31536000, immutable`: a card never changes; the app may keep it for a year.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/200/headers/Cache-Control`.
+                    public var cacheControl: Components.Headers.RoastCardCacheControl?
+                    /// `inline; filename="roast-<template>-<format>.png"`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/200/headers/Content-Disposition`.
+                    public var contentDisposition: Components.Headers.RoastCardDisposition?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: `"card-<roastId>-<template>-<format>-v<drawing version>"`: the roast, template, format and drawing version
+                    ///   - cacheControl: `private, max-age=31536000, immutable`: a card never changes; the app may keep it for a year.
+                    ///   - contentDisposition: `inline; filename="roast-<template>-<format>.png"`.
+                    public init(
+                        eTag: Components.Headers.RoastCardETag? = nil,
+                        cacheControl: Components.Headers.RoastCardCacheControl? = nil,
+                        contentDisposition: Components.Headers.RoastCardDisposition? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                        self.contentDisposition = contentDisposition
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetRoastCard.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/200/content/image\/png`.
+                    case png(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.png`.
+                    ///
+                    /// - Throws: An error if `self` is not `.png`.
+                    /// - SeeAlso: `.png`.
+                    public var png: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .png(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetRoastCard.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.GetRoastCard.Output.Ok.Headers = .init(),
+                    body: Operations.GetRoastCard.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The card.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetRoastCard.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetRoastCard.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// `"card-<roastId>-<template>-<format>-v<drawing version>"`: the roast, template, format and drawing version
+                    /// (now `1`), which is all a card depends on.
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.RoastCardETag?
+                    /// `private, max-age=31536000, immutable`: a card never changes; the app may keep it for a year.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/304/headers/Cache-Control`.
+                    public var cacheControl: Components.Headers.RoastCardCacheControl?
+                    /// `inline; filename="roast-<template>-<format>.png"`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/304/headers/Content-Disposition`.
+                    public var contentDisposition: Components.Headers.RoastCardDisposition?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: `"card-<roastId>-<template>-<format>-v<drawing version>"`: the roast, template, format and drawing version
+                    ///   - cacheControl: `private, max-age=31536000, immutable`: a card never changes; the app may keep it for a year.
+                    ///   - contentDisposition: `inline; filename="roast-<template>-<format>.png"`.
+                    public init(
+                        eTag: Components.Headers.RoastCardETag? = nil,
+                        cacheControl: Components.Headers.RoastCardCacheControl? = nil,
+                        contentDisposition: Components.Headers.RoastCardDisposition? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                        self.contentDisposition = contentDisposition
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetRoastCard.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetRoastCard.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// `If-None-Match` matches the card's `ETag`. No body; same `ETag`, `Cache-Control` and `Content-Disposition`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetRoastCard.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetRoastCard.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Forbidden: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/403/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/403/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetRoastCard.Output.Forbidden.Body
+                /// Creates a new `Forbidden`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetRoastCard.Output.Forbidden.Body) {
+                    self.body = body
+                }
+            }
+            /// `premium_locked` (`errors` names `template`): the template is premium and the user does not have the
+            /// `premium_roasts` reward yet. Also `roasts_not_available` (the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Operations.GetRoastCard.Output.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Operations.GetRoastCard.Output.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roast_not_found`: no roast of the caller's has this id (another user's, or not a UUID).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.RoastNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.RoastNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/card/GET/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetRoastCard.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetRoastCard.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed`: every invalid query parameter is listed in `errors` — `template` (not a template of
+            /// the catalogue) and `format` (not `story` or `post`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.GetRoastCard.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.GetRoastCard.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case png
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "image/png":
+                    self = .png
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .png:
+                    return "image/png"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .png,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Record that the user shared a roast
+    ///
+    /// Records a share of the roast: the app calls it once its share sheet completes (not when the sheet opens, nor
+    /// when it is cancelled), with where the roast went (`channel`) and, when a card was shared, the card's
+    /// `template`. Every call counts — it is not idempotent, so a retry counts again: content adds one to the
+    /// roast's shares and publishes `roast.shared` (`roastId`, `userId`, `category`, `channel`, `template` when one
+    /// was given, `localDate`, `sharedAt`; never the text) in the transaction that counts it, for gamification to
+    /// count sharing. `localDate` is the day of the share in `timeZone` (the device's IANA time zone; UTC without
+    /// one): the local day the share counts for. RoastMeLater user tokens only. Checked in this order: token (401),
+    /// RoastMeLater user token (403), the id (404 when it is not a UUID), the body (415, 400, 422 naming each
+    /// invalid field), the roast (404: another user's roast is not the caller's to share).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/roasts/{roastId}/share`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)`.
+    public enum ShareRoast {
+        public static let id: Swift.String = "shareRoast"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/share/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/share/POST/path/roastId`.
+                public var roastId: Components.Parameters.RoastId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - roastId: The roast's `id`. Not a UUID, or not one of the caller's roasts, is 404 `roast_not_found`.
+                public init(roastId: Components.Parameters.RoastId) {
+                    self.roastId = roastId
+                }
+            }
+            public var path: Operations.ShareRoast.Input.Path
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/share/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ShareRoast.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ShareRoast.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ShareRoast.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/share/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/share/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.RoastShareRequest)
+            }
+            public var body: Operations.ShareRoast.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.ShareRoast.Input.Path,
+                headers: Operations.ShareRoast.Input.Headers = .init(),
+                body: Operations.ShareRoast.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/share/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/share/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.RoastShare)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.RoastShare {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ShareRoast.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ShareRoast.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The share is counted (and `roast.shared` published).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ShareRoast.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ShareRoast.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `malformed_json` (empty body, not JSON, or not a JSON object) or, from the gateway, `invalid_path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roasts_not_available` (roasts are a RoastMeLater feature; the token's `app` is not `roastmelater`) or
+            /// `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.RoastsNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.RoastsNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `roast_not_found`: no roast of the caller's has this id (another user's, or not a UUID).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.RoastNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.RoastNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB (identity, astrology, content) or `GATEWAY_MAX_BODY_BYTES` (gateway).
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the `Content-Type` is not JSON.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/share/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/roasts/{roastId}/share/POST/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ShareRoast.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ShareRoast.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed`: every invalid field of the body is listed in `errors` — `channel` (missing, or not
+            /// one of `instagram`, `facebook`, `tiktok`, `zalo`, `messages`, `copy`, `other`), `template` (not a
+            /// template of the catalogue), `timeZone` (not an IANA time zone); a wrong JSON type, or `null` for
+            /// `channel`, names its field the same way. Nothing is counted or announced.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ShareRoast.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.ShareRoast.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`CONTENT_URL` is not configured), `upstream_unavailable` (content is not
+            /// reachable) or `keys_unavailable` (the gateway or content could not load identity's key set and has none
+            /// cached).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ContentUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ContentUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)/responses/504`.
             ///
             /// HTTP response code: `504 gatewayTimeout`.
             case gatewayTimeout(Components.Responses.GatewayTimeout)

@@ -574,6 +574,10 @@ public protocol APIProtocol: Sendable {
     /// `premium_roasts` reward (a 7-day streak, granted by gamification); until then `POST /v1/roasts` refuses it
     /// with 403 `premium_locked`. Every other category is always unlocked. RoastMeLater user tokens only.
     ///
+    /// `cardTemplates` are the share cards' templates (`GET /v1/roasts/{roastId}/card?template=`): `ember` and
+    /// `paper`, and the premium `neon` and `gold`, which are `unlocked` with the same `premium_roasts` reward (until
+    /// then the card is 403 `premium_locked`).
+    ///
     /// The app may keep the catalogue and revalidate it: it comes with an `ETag` and `Cache-Control: private,
     /// no-cache`, and `If-None-Match` with that `ETag` gets 304 while it is unchanged. The `ETag` changes when the
     /// catalogue does and when the user unlocks the Premium Roast.
@@ -745,6 +749,53 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/roasts/{roastId}/reaction`.
     /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/reaction/delete(removeRoastReaction)`.
     func removeRoastReaction(_ input: Operations.RemoveRoastReaction.Input) async throws -> Operations.RemoveRoastReaction.Output
+    /// A roast's share card, as a PNG image
+    ///
+    /// The roast drawn as an image to share (REQ-SHR): a PNG of 1080×1920 (`format=story`, 9:16, the default) or
+    /// 1080×1080 (`format=post`), in the card template `template` (`ember` by default; `cardTemplates` of
+    /// `GET /v1/roasts/catalogue` lists them). Only for the caller's own roasts. RoastMeLater user tokens only.
+    /// Checked in this order: token (401), RoastMeLater user token (403), the id (404 when it is not a UUID), the
+    /// query (422 naming each invalid parameter), the roast (404), the template (403 `premium_locked`).
+    ///
+    /// * **What it shows:** the app's logo and name; a chip with the category's emoji and the category's name in
+    ///   the roast's language; the roast's text in a panel, set as large as fits its box (Pango lays out Vietnamese
+    ///   diacritics and emoji); the spice as chillies (`Spice` or `Độ cay`, one 🌶️ per level); and the app's link,
+    ///   `ROASTMELATER_SHARE_URL` without its scheme (`roastmelater.app` by default). The background has the
+    ///   category's colours in the template's style.
+    /// * **No metadata:** the file is pixels only — its chunks are `IHDR`, `bKGD` (the default background colour,
+    ///   a rendering hint), `IDAT` and `IEND`: no text, time, EXIF or physical-size chunk.
+    /// * **Premium templates** (`premium: true`: `neon` and `gold`) are 403 `premium_locked` (field `template`)
+    ///   until the user has the `premium_roasts` reward (a 7-day streak, from gamification's `reward.granted`), as
+    ///   the Premium Roast is.
+    /// * **Drawn once:** the first request draws the card (off the event loops) and content keeps it, by roast,
+    ///   template, format and drawing version; every later request gets the same bytes. A user's cards are erased
+    ///   with the account.
+    /// * **Caching:** a card never changes. It comes with `Cache-Control: private, max-age=31536000, immutable`
+    ///   and the `ETag` `"card-<roastId>-<template>-<format>-v<drawing version>"` (now `v1`); `If-None-Match`
+    ///   with it gets 304. A new drawing gives new `ETag`s.
+    /// * **Sharing:** after the share sheet completes, the app records it with
+    ///   `POST /v1/roasts/{roastId}/share` and the card's `template`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/{roastId}/card`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)`.
+    func getRoastCard(_ input: Operations.GetRoastCard.Input) async throws -> Operations.GetRoastCard.Output
+    /// Record that the user shared a roast
+    ///
+    /// Records a share of the roast: the app calls it once its share sheet completes (not when the sheet opens, nor
+    /// when it is cancelled), with where the roast went (`channel`) and, when a card was shared, the card's
+    /// `template`. Every call counts — it is not idempotent, so a retry counts again: content adds one to the
+    /// roast's shares and publishes `roast.shared` (`roastId`, `userId`, `category`, `channel`, `template` when one
+    /// was given, `localDate`, `sharedAt`; never the text) in the transaction that counts it, for gamification to
+    /// count sharing. `localDate` is the day of the share in `timeZone` (the device's IANA time zone; UTC without
+    /// one): the local day the share counts for. RoastMeLater user tokens only. Checked in this order: token (401),
+    /// RoastMeLater user token (403), the id (404 when it is not a UUID), the body (415, 400, 422 naming each
+    /// invalid field), the roast (404: another user's roast is not the caller's to share).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/roasts/{roastId}/share`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)`.
+    func shareRoast(_ input: Operations.ShareRoast.Input) async throws -> Operations.ShareRoast.Output
     /// What RoastMeLater's home-screen widget shows
     ///
     /// The roast of the user's day for one widget size, in one call (one database read; never a model call, never a
@@ -1578,6 +1629,10 @@ extension APIProtocol {
     /// `premium_roasts` reward (a 7-day streak, granted by gamification); until then `POST /v1/roasts` refuses it
     /// with 403 `premium_locked`. Every other category is always unlocked. RoastMeLater user tokens only.
     ///
+    /// `cardTemplates` are the share cards' templates (`GET /v1/roasts/{roastId}/card?template=`): `ember` and
+    /// `paper`, and the premium `neon` and `gold`, which are `unlocked` with the same `premium_roasts` reward (until
+    /// then the card is 403 `premium_locked`).
+    ///
     /// The app may keep the catalogue and revalidate it: it comes with an `ETag` and `Cache-Control: private,
     /// no-cache`, and `If-None-Match` with that `ETag` gets 304 while it is unchanged. The `ETag` changes when the
     /// catalogue does and when the user unlocks the Premium Roast.
@@ -1819,6 +1874,73 @@ extension APIProtocol {
         try await removeRoastReaction(Operations.RemoveRoastReaction.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// A roast's share card, as a PNG image
+    ///
+    /// The roast drawn as an image to share (REQ-SHR): a PNG of 1080×1920 (`format=story`, 9:16, the default) or
+    /// 1080×1080 (`format=post`), in the card template `template` (`ember` by default; `cardTemplates` of
+    /// `GET /v1/roasts/catalogue` lists them). Only for the caller's own roasts. RoastMeLater user tokens only.
+    /// Checked in this order: token (401), RoastMeLater user token (403), the id (404 when it is not a UUID), the
+    /// query (422 naming each invalid parameter), the roast (404), the template (403 `premium_locked`).
+    ///
+    /// * **What it shows:** the app's logo and name; a chip with the category's emoji and the category's name in
+    ///   the roast's language; the roast's text in a panel, set as large as fits its box (Pango lays out Vietnamese
+    ///   diacritics and emoji); the spice as chillies (`Spice` or `Độ cay`, one 🌶️ per level); and the app's link,
+    ///   `ROASTMELATER_SHARE_URL` without its scheme (`roastmelater.app` by default). The background has the
+    ///   category's colours in the template's style.
+    /// * **No metadata:** the file is pixels only — its chunks are `IHDR`, `bKGD` (the default background colour,
+    ///   a rendering hint), `IDAT` and `IEND`: no text, time, EXIF or physical-size chunk.
+    /// * **Premium templates** (`premium: true`: `neon` and `gold`) are 403 `premium_locked` (field `template`)
+    ///   until the user has the `premium_roasts` reward (a 7-day streak, from gamification's `reward.granted`), as
+    ///   the Premium Roast is.
+    /// * **Drawn once:** the first request draws the card (off the event loops) and content keeps it, by roast,
+    ///   template, format and drawing version; every later request gets the same bytes. A user's cards are erased
+    ///   with the account.
+    /// * **Caching:** a card never changes. It comes with `Cache-Control: private, max-age=31536000, immutable`
+    ///   and the `ETag` `"card-<roastId>-<template>-<format>-v<drawing version>"` (now `v1`); `If-None-Match`
+    ///   with it gets 304. A new drawing gives new `ETag`s.
+    /// * **Sharing:** after the share sheet completes, the app records it with
+    ///   `POST /v1/roasts/{roastId}/share` and the card's `template`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/roasts/{roastId}/card`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)`.
+    public func getRoastCard(
+        path: Operations.GetRoastCard.Input.Path,
+        query: Operations.GetRoastCard.Input.Query = .init(),
+        headers: Operations.GetRoastCard.Input.Headers = .init()
+    ) async throws -> Operations.GetRoastCard.Output {
+        try await getRoastCard(Operations.GetRoastCard.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Record that the user shared a roast
+    ///
+    /// Records a share of the roast: the app calls it once its share sheet completes (not when the sheet opens, nor
+    /// when it is cancelled), with where the roast went (`channel`) and, when a card was shared, the card's
+    /// `template`. Every call counts — it is not idempotent, so a retry counts again: content adds one to the
+    /// roast's shares and publishes `roast.shared` (`roastId`, `userId`, `category`, `channel`, `template` when one
+    /// was given, `localDate`, `sharedAt`; never the text) in the transaction that counts it, for gamification to
+    /// count sharing. `localDate` is the day of the share in `timeZone` (the device's IANA time zone; UTC without
+    /// one): the local day the share counts for. RoastMeLater user tokens only. Checked in this order: token (401),
+    /// RoastMeLater user token (403), the id (404 when it is not a UUID), the body (415, 400, 422 naming each
+    /// invalid field), the roast (404: another user's roast is not the caller's to share).
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/roasts/{roastId}/share`.
+    /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/share/post(shareRoast)`.
+    public func shareRoast(
+        path: Operations.ShareRoast.Input.Path,
+        headers: Operations.ShareRoast.Input.Headers = .init(),
+        body: Operations.ShareRoast.Input.Body
+    ) async throws -> Operations.ShareRoast.Output {
+        try await shareRoast(Operations.ShareRoast.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// What RoastMeLater's home-screen widget shows

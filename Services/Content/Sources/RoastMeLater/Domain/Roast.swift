@@ -22,6 +22,8 @@ struct Roast: Sendable, Equatable {
     /// The collection and scenario it was asked in, if any.
     var collection: String? = nil
     var scenario: String? = nil
+    /// How often the user shared it.
+    var shares: Int = 0
     /// How many scenarios that collection had then (announced, so gamification can tell a completion).
     var collectionSize: Int? = nil
 }

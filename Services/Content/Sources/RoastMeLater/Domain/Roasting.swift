@@ -21,6 +21,8 @@ protocol RoastRecords: Sendable {
     func page(of user: UUID, _ filter: RoastFilter) async throws -> RoastPage
     /// Sets whether the roast is a favourite (announced when it changes); nil when the user has no such roast.
     func setFavourite(_ favourite: Bool, roast: UUID, user: UUID, at date: Date) async throws -> Roast?
+    /// Counts a share of the roast and announces it (`roast.shared`); nil when the user has no such roast.
+    func share(_ roast: UUID, user: UUID, channel: String, template: String?, localDate: String, at date: Date) async throws -> Roast?
     /// Sets or removes the roast's reaction (announced when it changes); nil when the user has no such roast.
     func setReaction(_ reaction: RoastReaction?, roast: UUID, user: UUID, at date: Date) async throws -> Roast?
 }

@@ -86,7 +86,7 @@ enum ShareCard {
         let chipY = top + (format == .story ? 190 : 140)
         let chip = "\(content.category.card.emoji)  \(content.categoryName)"
         let chipFont = "Noto Sans Bold 34"
-        canvas.roundedRect(x: margin, y: chipY, width: min(w - 2 * margin, 90 + 24 * Double(chip.count)), height: 76, radius: 38,
+        canvas.roundedRect(x: margin, y: chipY, width: min(w - 2 * margin, canvas.lineWidth(chip, font: chipFont) + 60), height: 76, radius: 38,
                            fill: style.panel, stroke: style.panelStroke.map { ($0.0, 3) })
         canvas.text(chip, font: chipFont, x: margin + 30, y: chipY + 14, width: w - 2 * margin - 60, color: style.text)
 

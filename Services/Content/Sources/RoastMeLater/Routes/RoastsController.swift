@@ -11,6 +11,7 @@ import Metrics
 struct RoastsController: Sendable {
     let roasting: Roasting
     let collections: Collections
+    let cards: ShareCards
     /// The app's link in share texts.
     let shareLink: String
 
@@ -101,10 +102,18 @@ struct RoastsController: Sendable {
             var level: Int
             var names: RoastNames
         }
+        struct CardTemplate: Encodable, Sendable {
+            var id: String
+            var names: RoastNames
+            var premium: Bool
+            var unlocked: Bool
+        }
         var categories: [Category]
         var moods: [Mood]
         var spice: [Spice]
         var reactions: [ReactionBody]
+        /// The share cards' templates (`GET /v1/roasts/{roastId}/card?template=`).
+        var cardTemplates: [CardTemplate]
     }
 
     struct StatsBody: Encodable, Sendable {
@@ -135,6 +144,8 @@ struct RoastsController: Sendable {
         routes.put(":roastId/favourite") { request, context in try await favourite(true, request, context) }
         routes.delete(":roastId/favourite") { request, context in try await favourite(false, request, context) }
         routes.put(":roastId/reaction", use: react)
+        routes.get(":roastId/card", use: card)
+        routes.post(":roastId/share", use: share)
         routes.delete(":roastId/reaction", use: unreact)
         return routes
     }
@@ -246,7 +257,8 @@ struct RoastsController: Sendable {
             categories: catalogue.categories.map { .init(id: $0.id, icon: $0.icon, names: $0.names, premium: $0.premium, unlocked: !$0.premium || unlocked) },
             moods: catalogue.moods.map { .init(id: $0.id, icon: $0.icon, names: $0.names) },
             spice: catalogue.spice.map { .init(level: $0.level, names: $0.names) },
-            reactions: RoastReaction.allCases.map { ReactionBody(name: $0.rawValue, emoji: $0.emoji, reactedAt: nil) })
+            reactions: RoastReaction.allCases.map { ReactionBody(name: $0.rawValue, emoji: $0.emoji, reactedAt: nil) },
+            cardTemplates: catalogue.cardTemplates.map { .init(id: $0.id, names: $0.names, premium: $0.premium, unlocked: !$0.premium || unlocked) })
         return try ConditionalResponse.json(body, for: request, cacheControl: "private, no-cache")
     }
 
@@ -296,6 +308,71 @@ struct RoastsController: Sendable {
             throw Self.notFound
         }
         return JSONResponse(RoastBody(roast, shareLink: shareLink))
+    }
+
+    struct ShareRequest: Decodable {
+        var channel: String?
+        var template: String?
+        var timeZone: String?
+    }
+
+    struct ShareBody: Encodable, Sendable {
+        var roastId: String
+        var channel: String
+        /// How often this roast was shared.
+        var shares: Int
+    }
+
+    static let channels = ["instagram", "facebook", "tiktok", "zalo", "messages", "copy", "other"]
+
+    /// The roast's share card as PNG: `template` (default `ember`) and `format` `story` (1080×1920, default) or `post`
+    /// (1080×1080). A card never changes: cached by the app for a year, revalidated by its ETag.
+    @Sendable func card(_ request: Request, context: LanternRequestContext) async throws -> Response {
+        let user = try user(context)
+        let id = try roastID(context)
+        let query = request.uri.queryParameters
+        var v = FieldValidator()
+        let templateID = query["template"].map(String.init) ?? "ember"
+        let template = roasting.catalogue.cardTemplate(templateID)
+        v.check(template != nil, "template", "'\(templateID)' is not a template; one of: \(roasting.catalogue.cardTemplates.map(\.id).joined(separator: ", "))")
+        let formatText = query["format"].map(String.init) ?? "story"
+        let format = ShareCard.Format(rawValue: formatText)
+        v.check(format != nil, "format", "must be story (1080×1920) or post (1080×1080)")
+        try v.validate()
+        guard let template, let format else { throw Problem.invalid([]) }
+        switch try await cards.card(id, user: user, template: template, format: format) {
+        case .roastNotFound: throw Self.notFound
+        case .premiumLocked:
+            throw Problem(status: 403, code: "premium_locked", title: "Forbidden", detail: "The '\(template.id)' template unlocks with a 7-day streak.",
+                          errors: [.init(field: "template", message: "unlocks with a 7-day streak (the premium_roasts reward)")])
+        case .card(let png, let etag):
+            var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, max-age=31536000, immutable",
+                                       .contentDisposition: "inline; filename=\"roast-\(template.id)-\(format.rawValue).png\""]
+            if ConditionalResponse.matches(request.headers[.ifNoneMatch], etag) { return Response(status: .notModified, headers: headers) }
+            headers[.contentType] = "image/png"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: png)))
+        }
+    }
+
+    /// Records that the user shared the roast (the app calls it once the share sheet completes): `roast.shared`.
+    @Sendable func share(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<ShareBody> {
+        let user = try user(context)
+        let id = try roastID(context)
+        let body = try await request.decodeJSON(as: ShareRequest.self, context: context)
+        var v = FieldValidator()
+        let channel = body.channel ?? ""
+        v.check(Self.channels.contains(channel), "channel", body.channel == nil ? "is required: one of \(Self.channels.joined(separator: ", "))"
+                                                                                : "'\(channel)' is not a channel; one of \(Self.channels.joined(separator: ", "))")
+        if let template = body.template {
+            v.check(roasting.catalogue.cardTemplate(template) != nil, "template", "'\(template)' is not a template")
+        }
+        let zone = Self.timeZone(body.timeZone, &v)
+        try v.validate()
+        guard let zone else { throw Problem.invalid([]) }
+        let now = roasting.clock.now()
+        guard let roast = try await roasting.records.share(id, user: user, channel: channel, template: body.template,
+                                                           localDate: Roasting.localDate(now, in: zone), at: now) else { throw Self.notFound }
+        return JSONResponse(ShareBody(roastId: roast.id.lowercased, channel: channel, shares: roast.shares))
     }
 
     static let notFound = Problem.notFound("No such roast.", code: "roast_not_found")

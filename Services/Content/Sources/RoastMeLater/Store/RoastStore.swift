@@ -13,15 +13,17 @@ struct RoastStore: RoastRecords {
     let outbox: Outbox
     let logger: Logger
 
-    static let columns = "id, user_id, category, spice, mood, language, text, artisanal, source, local_date::text, reaction, reacted_at, favourite, created_at, collection, scenario"
+    static let columns = "id, user_id, category, spice, mood, language, text, artisanal, source, local_date::text, reaction, reacted_at, favourite, created_at, collection, scenario, shares"
 
     static func decode(_ row: PostgresRow) throws -> Roast {
-        let (id, user, category, spice, mood, language, text, artisanal, source, localDate, reaction, reactedAt, favourite, created, collection, scenario) =
-            try row.decode((UUID, UUID, String, Int, String?, String, String, Bool, String, String, String?, Date?, Bool, Date, String?, String?).self)
+        let (id, user, category, spice, mood, language, text, artisanal, source, localDate, reaction, reactedAt, favourite, created, collection, scenario,
+             shares) =
+            try row.decode((UUID, UUID, String, Int, String?, String, String, Bool, String, String, String?, Date?, Bool, Date, String?, String?, Int).self)
         guard let language = RoastLanguage(rawValue: language) else { throw StoreInconsistency("content.roasts \(id): language '\(language)'") }
         return Roast(id: id, userID: user, category: category, spice: spice, mood: mood, language: language, text: text, artisanal: artisanal,
                      source: source, localDate: localDate, reaction: reaction.flatMap(RoastReaction.init(rawValue:)), reactedAt: reactedAt,
-                     favourite: favourite, createdAt: created, collection: collection, scenario: scenario)
+                     favourite: favourite, createdAt: created, collection: collection, scenario: scenario,
+                     shares: shares)
     }
 
     private func first(_ rows: PostgresRowSequence) async throws -> Roast? {
@@ -161,6 +163,18 @@ struct RoastStore: RoastRecords {
                 """, logger: logger))
             try await outbox.enqueue(ContentEvents.RoastReacted(roastId: id.lowercased, userId: user.lowercased, category: current.category,
                                                                 reaction: value, reactedAt: date),
+                                     subject: user.lowercased, at: date, on: connection, logger: logger)
+            return updated
+        }
+    }
+
+    func share(_ id: UUID, user: UUID, channel: String, template: String?, localDate: String, at date: Date) async throws -> Roast? {
+        try await change(id, user: user, changed: { _ in true }) { current, connection in
+            let updated = try await first(connection.query("""
+                UPDATE content.roasts SET shares = shares + 1 WHERE id = \(id) RETURNING \(unescaped: Self.columns)
+                """, logger: logger))
+            try await outbox.enqueue(ContentEvents.RoastShared(roastId: id.lowercased, userId: user.lowercased, category: current.category, channel: channel,
+                                                               template: template, localDate: localDate, sharedAt: date),
                                      subject: user.lowercased, at: date, on: connection, logger: logger)
             return updated
         }
