@@ -9,7 +9,7 @@ public enum EventCatalogue {
         ContentEvents.FortuneRevealed.self, ContentEvents.RoastGenerated.self, ContentEvents.RoastReacted.self,
         ContentEvents.RoastFavourited.self, ContentEvents.RoastShared.self,
         GamificationEvents.RewardGranted.self,
-        GamificationEvents.StreakUpdated.self,
+        GamificationEvents.StreakChanged.self,
         PushRequest.self,
         RealtimeFrame.self, RealtimeDisconnect.self,
     ]

@@ -26,8 +26,8 @@ public enum GamificationEvents {
 
     /// A user's streak changed: it grew, was kept by a freeze, or broke (REQ-STR). content keeps its copy for the
     /// RoastMeLater widget, which must not call across services.
-    public struct StreakUpdated: EventPayload, Equatable {
-        public static let eventType = "streak.updated"
+    public struct StreakChanged: EventPayload, Equatable {
+        public static let eventType = "streak.changed"
         public static var stream: EventStream { .events(GamificationEvents.producer) }
         public var userId: String
         public var app: AppID

@@ -46,13 +46,34 @@ public struct Outbox: Sendable {
     /// Adds an event to the outbox inside the caller's transaction, carrying the current trace (`EventTrace`).
     /// Call `committed()` after the commit.
     public func enqueue(_ envelope: EventEnvelope, stream: String, on connection: PostgresConnection, logger: Logger) async throws {
-        var envelope = envelope
-        if envelope.traceparent == nil { envelope.traceparent = EventTrace.currentTraceparent() }
-        let payload = try envelope.encoded()
+        let row = try prepare(envelope, stream: stream)
         try await connection.query("""
-            INSERT INTO \(unescaped: schema).outbox (stream, event_id, payload) VALUES (\(stream), \(envelope.id), \(payload))
+            INSERT INTO \(unescaped: schema).outbox (stream, event_id, payload) VALUES (\(row.stream), \(row.eventID), \(row.payload))
             """, logger: logger)
     }
+
+    /// An outbox row, ready to insert (the trace of the current request included), for a write that changes its
+    /// state and records the event in one statement: `WITH changed AS (INSERT … RETURNING …), event AS (INSERT INTO
+    /// <schema>.outbox (stream, event_id, payload) SELECT …, …, … FROM changed) SELECT … FROM changed` commits both
+    /// or neither in one round trip instead of a transaction's four. Call `committed()` after it.
+    public struct Row: Sendable {
+        public let stream: String
+        public let eventID: UUID
+        public let payload: String
+    }
+
+    public func prepare<P: EventPayload>(_ payload: P, subject: String?, at date: Date) throws -> Row {
+        try prepare(try EventEnvelope(payload, producer: producer, subject: subject, occurredAt: date), stream: streams.name(of: P.stream))
+    }
+
+    public func prepare(_ envelope: EventEnvelope, stream: String) throws -> Row {
+        var envelope = envelope
+        if envelope.traceparent == nil { envelope.traceparent = EventTrace.currentTraceparent() }
+        return Row(stream: stream, eventID: envelope.id, payload: try envelope.encoded())
+    }
+
+    /// `<schema>.outbox`, for statements that insert a prepared `Row` themselves.
+    public var table: String { "\(schema).outbox" }
 
     /// Wakes the relay so an event leaves within milliseconds instead of at the next poll.
     public func committed() { signal.fire() }

@@ -75,6 +75,8 @@ public struct Blocklist: Sendable {
     let patterns: CompiledPatterns
     public var words: Set<String>
     public var phrases: [String]
+    /// The patterns are `standard`'s, which `mayHoldPattern` knows.
+    var prefiltered = false
 
     /// - Parameter patterns: regular expressions (ICU syntax), compiled once here.
     public init(patterns: [(name: String, regex: String)], words: Set<String>, phrases: [String]) {
@@ -85,7 +87,13 @@ public struct Blocklist: Sendable {
 
     /// Links, e-mail addresses and phone numbers; the worst slurs; phrases that tell a reader what to do about
     /// their health or money (a fortune or a roast may talk about both, never prescribe).
-    public static let standard = Blocklist(
+    public static let standard: Blocklist = {
+        var list = standardLists
+        list.prefiltered = true
+        return list
+    }()
+
+    static let standardLists = Blocklist(
         patterns: [
             ("link", #"(?i)\b(?:https?://|www\.)\S+"#),
             ("link", #"(?i)\b[a-z0-9-]+\.(?:com|net|org|io|ru|ua|info|biz|xyz|app|ly)\b"#),
@@ -104,12 +112,51 @@ public struct Blocklist: Sendable {
 
     /// The first thing in `text` that is blocked, named for logs (never the text itself).
     public func firstHit(in text: String) -> String? {
-        if let name = patterns.firstMatch(in: text) { return name }
+        if !prefiltered || Self.mayHoldPattern(text), let name = patterns.firstMatch(in: text) { return name }
         let lower = text.lowercased()
         let tokens = lower.split { !$0.isLetter && $0 != "'" }.map(String.init)
         if tokens.contains(where: words.contains) { return "word" }
-        if phrases.contains(where: { lower.contains($0) }) { return "directive" }
+        let bytes = Array(lower.utf8)
+        if phrases.contains(where: { Self.contains(bytes, Array($0.utf8)) }) { return "directive" }
         return nil
+    }
+
+    /// Whether a pattern of `standard` could match at all: a link needs "://", "www." or a dot right before a
+    /// letter or digit; an e-mail address an "@"; a phone number two digits. Most texts have none, and the ICU
+    /// regular expressions (with their UTF-16 copy of the text) were the largest cost of a locally written text.
+    /// A custom pattern list is always run.
+    static func mayHoldPattern(_ text: String) -> Bool {
+        var digits = 0
+        var previous: UInt8 = 0
+        var ws = 0  // consecutive w or W: "www." is a link
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "."), ws >= 3 { return true }
+            ws = byte | 0x20 == UInt8(ascii: "w") ? ws + 1 : 0
+            switch byte {
+            case UInt8(ascii: "@"): return true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digits += 1
+                if digits >= 2 || previous == UInt8(ascii: ".") { return true }
+            case UInt8(ascii: "/") where previous == UInt8(ascii: ":"): return true
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                if previous == UInt8(ascii: ".") { return true }
+            default: break
+            }
+            previous = byte
+        }
+        return false
+    }
+
+    /// Whether `needle` occurs in `haystack` (bytes of lowercased UTF-8: a phrase is found where its letters are).
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return needle.isEmpty }
+        let first = needle[0]
+        var i = 0
+        while i <= haystack.count - needle.count {
+            if haystack[i] == first, haystack[i..<(i + needle.count)].elementsEqual(needle) { return true }
+            i += 1
+        }
+        return false
     }
 }
 

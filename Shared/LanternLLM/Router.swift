@@ -103,8 +103,10 @@ public final class LLMRouter: Sendable {
         }
         var fallbacks: [String] = []
         var attempts = 0
+        // The privacy guard protects what leaves the process: checked before the first model, never for a text the
+        // local grammar writes (a third of a local roast's CPU went to it).
         var privacyFailure: ProviderFailure?
-        do { try privacy.check(request) } catch let failure as ProviderFailure { privacyFailure = failure }
+        var privacyChecked = false
 
         for (index, step) in steps.enumerated() {
             let reserve = steps[(index + 1)...].contains(.local) ? policy.localReserve : .zero
@@ -120,6 +122,10 @@ public final class LLMRouter: Sendable {
                 }
             case .model(let providerName, let model):
                 let label = step.description
+                if !privacyChecked {
+                    privacyChecked = true
+                    do { try privacy.check(request) } catch let failure as ProviderFailure { privacyFailure = failure }
+                }
                 if let privacyFailure {
                     RouterMetrics.failure(provider: providerName, model: model, task: request.task, reason: privacyFailure.reason)
                     fallbacks.append("\(label): \(privacyFailure)")

@@ -13,13 +13,15 @@ public struct LocalDay: Sendable, Equatable, Hashable, Comparable, CustomStringC
         self.day = day
     }
 
-    /// The day `instant` falls on in `timeZone`.
+    /// The day `instant` falls on in `timeZone`: the zone's offset at that instant (DST included), then day
+    /// arithmetic on the Julian Day Number, with no `Calendar` (which costs microseconds to make, on hot paths).
     public init(_ instant: Date, in timeZone: TimeZone) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
-        self.init(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)
+        let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
+        self.init(julianDayNumber: Self.unixEpochJDN + Int((local / 86_400).rounded(.down)))
     }
+
+    /// 1970-01-01.
+    static let unixEpochJDN = 2_440_588
 
     /// A real date written `YYYY-MM-DD` in ASCII digits, else nil ("2027-02-30", "2027-2-3" and "+027-01-01" are not).
     public init?(_ text: String) {
@@ -66,11 +68,18 @@ public struct LocalDay: Sendable, Equatable, Hashable, Comparable, CustomStringC
         ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][julianDayNumber % 7]
     }
 
-    /// The instant this day begins in `timeZone` (its local midnight).
+    /// The instant this day begins in `timeZone` (its local midnight; where a DST change skips midnight, the first
+    /// instant of the day, as `Calendar` says).
     public func start(in timeZone: TimeZone) -> Date {
+        let midnightUTC = Double(julianDayNumber - Self.unixEpochJDN) * 86_400
+        // The zone's offset at the guess, twice: right unless the offset changes within hours of midnight.
+        var t = midnightUTC - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: midnightUTC)))
+        t = midnightUTC - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: t)))
+        let guess = Date(timeIntervalSince1970: t)
+        if LocalDay(guess, in: timeZone) == self, LocalDay(guess.addingTimeInterval(-1), in: timeZone) != self { return guess }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        return calendar.date(from: DateComponents(year: year, month: month, day: day)) ?? Date(timeIntervalSince1970: 0)
+        return calendar.startOfDay(for: Date(timeIntervalSince1970: midnightUTC + 43_200 - Double(timeZone.secondsFromGMT(for: guess))))
     }
 
     public static func < (a: LocalDay, b: LocalDay) -> Bool { a.julianDayNumber < b.julianDayNumber }

@@ -38,7 +38,7 @@ struct DailyRoast: Sendable, Equatable {
     var createdAt: Date
 }
 
-/// content's copy of gamification's streak (`streak.updated`).
+/// content's copy of gamification's streak (`streak.changed`).
 struct StreakCopy: Sendable, Equatable {
     var current: Int
     var longest: Int

@@ -7,7 +7,7 @@ import Logging
 import PostgresNIO
 
 /// content's copy of what gamification tells about RoastMeLater users: `reward.granted` of `premium_roasts` unlocks the
-/// Premium Roast category (REQ-STR-008); `streak.updated` is the streak the large widget shows. Once per event
+/// Premium Roast category (REQ-STR-008); `streak.changed` is the streak the large widget shows. Once per event
 /// (`content.gamification`).
 struct GamificationEventsConsumer: Sendable {
     let store: RoastStore
@@ -25,7 +25,7 @@ struct GamificationEventsConsumer: Sendable {
                 try await store.grant(granted.reward, user: user, at: granted.grantedAt, on: connection)
             }
         }
-        handlers.on(GamificationEvents.StreakUpdated.self) { streak, event in
+        handlers.on(GamificationEvents.StreakChanged.self) { streak, event in
             guard streak.app == .roastmelater else { return }
             let user = try UndecodablePayload.uuid(streak.userId, field: "userId")
             let lastActive = try streak.lastActiveDay.map { text in

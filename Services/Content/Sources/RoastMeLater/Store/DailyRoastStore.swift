@@ -124,7 +124,7 @@ struct DailyRoastStore: DailyRoastRecords {
         return false
     }
 
-    /// `streak.updated`: keeps the latest by gamification's time.
+    /// `streak.changed`: keeps the latest by gamification's time.
     func updateStreak(_ user: UUID, current: Int, longest: Int, lastActiveDay: LocalDay?, at date: Date, on connection: PostgresConnection) async throws {
         try await connection.query("""
             INSERT INTO content.roast_streaks (user_id, current, longest, last_active_day, updated_at)

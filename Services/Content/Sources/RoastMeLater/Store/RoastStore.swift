@@ -42,18 +42,19 @@ struct RoastStore: RoastRecords {
     }
 
     func taste(of user: UUID, category: String) async throws -> RoastTaste {
-        var dislikes = 0
-        for try await count in try await client.query("""
-            SELECT count(*) FILTER (WHERE reaction = 'dislike')::int FROM (
-                SELECT reaction FROM content.roasts WHERE user_id = \(user) AND category = \(category) ORDER BY id DESC LIMIT \(RoastTaste.window)
-            ) latest
-            """, logger: logger).decode(Int.self) { dislikes = count }
-        var favourites: [String] = []
-        for try await text in try await client.query("""
-            SELECT text FROM content.roasts WHERE user_id = \(user) AND reaction = 'fire'
-            ORDER BY (category = \(category)) DESC, reacted_at DESC LIMIT \(RoastTaste.maxExamples)
-            """, logger: logger).decode(String.self) { favourites.append(text) }
-        return RoastTaste(recentDislikes: dislikes, favourites: favourites)
+        // One round trip: the dislikes among the category's latest roasts, and the user's latest 🔥 texts.
+        for try await (dislikes, favourites) in try await client.query("""
+            SELECT (SELECT count(*) FILTER (WHERE reaction = 'dislike')::int FROM (
+                        SELECT reaction FROM content.roasts WHERE user_id = \(user) AND category = \(category) ORDER BY id DESC LIMIT \(RoastTaste.window)
+                    ) latest),
+                   (SELECT coalesce(array_agg(text), '{}') FROM (
+                        SELECT text FROM content.roasts WHERE user_id = \(user) AND reaction = 'fire'
+                        ORDER BY (category = \(category)) DESC, reacted_at DESC LIMIT \(RoastTaste.maxExamples)
+                    ) loved)
+            """, logger: logger).decode((Int, [String]).self) {
+            return RoastTaste(recentDislikes: dislikes, favourites: favourites)
+        }
+        return .none
     }
 
     func stats(of user: UUID) async throws -> RoastStats {
@@ -91,23 +92,27 @@ struct RoastStore: RoastRecords {
     }
 
     func record(_ roast: Roast, idempotencyKey key: String?) async throws -> Roast {
-        let stored: Roast? = try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query("""
-                INSERT INTO content.roasts (id, user_id, category, spice, mood, language, text, artisanal, source, local_date, created_at, idempotency_key,
-                                           collection, scenario)
+        let event = try outbox.prepare(ContentEvents.RoastGenerated(
+            roastId: roast.id.lowercased, userId: roast.userID.lowercased, category: roast.category, spice: roast.spice, mood: roast.mood,
+            language: roast.language.rawValue, artisanal: roast.artisanal, localDate: roast.localDate, createdAt: roast.createdAt,
+            collection: roast.collection, scenario: roast.scenario, collectionSize: roast.collectionSize),
+            subject: roast.userID.lowercased, at: roast.createdAt)
+        // One statement: the roast and its event commit together in one round trip (the outbox row is written only
+        // when the roast was, not for a retry that lost the race on its Idempotency-Key).
+        let stored = try await first(client.query("""
+            WITH inserted AS (
+                INSERT INTO content.roasts (id, user_id, category, spice, mood, language, text, artisanal, source, local_date, created_at,
+                                            idempotency_key, collection, scenario)
                 VALUES (\(roast.id), \(roast.userID), \(roast.category), \(roast.spice), \(roast.mood), \(roast.language.rawValue), \(roast.text),
                         \(roast.artisanal), \(roast.source), \(roast.localDate)::date, \(roast.createdAt), \(key), \(roast.collection), \(roast.scenario))
                 ON CONFLICT (user_id, idempotency_key) DO NOTHING
                 RETURNING \(unescaped: Self.columns)
-                """, logger: logger)
-            guard let inserted = try await first(rows) else { return nil }
-            try await outbox.enqueue(ContentEvents.RoastGenerated(
-                roastId: roast.id.lowercased, userId: roast.userID.lowercased, category: roast.category, spice: roast.spice, mood: roast.mood,
-                language: roast.language.rawValue, artisanal: roast.artisanal, localDate: roast.localDate, createdAt: roast.createdAt,
-                collection: roast.collection, scenario: roast.scenario, collectionSize: roast.collectionSize),
-                subject: roast.userID.lowercased, at: roast.createdAt, on: connection, logger: logger)
-            return inserted
-        }
+            ), announced AS (
+                INSERT INTO \(unescaped: outbox.table) (stream, event_id, payload)
+                SELECT \(event.stream), \(event.eventID), \(event.payload) FROM inserted
+            )
+            SELECT \(unescaped: Self.columns) FROM inserted
+            """, logger: logger))
         if let stored {
             outbox.committed()
             return stored

@@ -245,6 +245,8 @@ struct RoastsTests {
             #expect(favourites.roasts.map(\.id) == [ids[1]])
             let fire = try await h.request(.get, "/v1/roasts?reaction=%F0%9F%94%A5", as: user, app: .roastmelater).decode(RoastPageBody.self)
             #expect(fire.roasts.map(\.id) == [ids[5]])
+            // The relay publishes after each commit, asynchronously: wait for all three reactions.
+            #expect(try await eventually { try await h.events("roast.reacted").count == 3 })
             #expect(try await h.events("roast.favourited").count == 1)
             let reactions = try await h.events("roast.reacted").map { try $0.payload(as: ContentEvents.RoastReacted.self) }
             #expect(reactions.map(\.reaction) == ["fire", "dislike", nil] && reactions.first?.category == "boss")

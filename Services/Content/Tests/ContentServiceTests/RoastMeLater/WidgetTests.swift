@@ -38,7 +38,7 @@ extension ContentHarness {
     }
 
     func streak(_ user: UUID, current: Int, longest: Int, lastActiveDay: String?, at date: Date, app: AppID = .roastmelater) async throws {
-        let payload = GamificationEvents.StreakUpdated(userId: user.lowercased, app: app, current: current, longest: longest,
+        let payload = GamificationEvents.StreakChanged(userId: user.lowercased, app: app, current: current, longest: longest,
                                                        lastActiveDay: lastActiveDay, updatedAt: date)
         let event = try EventEnvelope(payload, producer: "gamification", subject: payload.userId, occurredAt: date)
         try await EventPublisher(redis: redis).publish(event, to: streams.events("gamification"))
@@ -182,5 +182,33 @@ struct WidgetTests {
         #expect(categories.count == 3)
         #expect(RoastsOfTheDay.preview(String(repeating: "word ", count: 30)).count <= 60)
         #expect(RoastsOfTheDay.preview("Short.") == "Short.")
+    }
+}
+
+@Suite("LocalDay without Calendar")
+struct LocalDayTests {
+    @Test("the day of an instant and a day's first instant agree with Calendar in zones with DST, far from UTC and across years")
+    func agreesWithCalendar() throws {
+        let zones = ["UTC", "Asia/Ho_Chi_Minh", "America/Los_Angeles", "America/New_York", "Europe/Kyiv", "Pacific/Kiritimati", "Pacific/Pago_Pago",
+                     "Australia/Lord_Howe", "America/Santiago", "Asia/Kathmandu", "America/Havana"]
+        var random = SystemRandomNumberGenerator()
+        for name in zones {
+            let zone = try #require(TimeZone(identifier: name))
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            for _ in 0..<400 {
+                let instant = Date(timeIntervalSince1970: Double.random(in: 946_684_800...2_208_988_800, using: &random))
+                let parts = calendar.dateComponents([.year, .month, .day], from: instant)
+                let day = LocalDay(instant, in: zone)
+                #expect(day == LocalDay(year: parts.year ?? 0, month: parts.month ?? 0, day: parts.day ?? 0), "\(name) \(instant)")
+                #expect(day.start(in: zone) == calendar.startOfDay(for: instant), "\(name) \(day)")
+            }
+        }
+        // America/Havana and America/Santiago change their clocks at midnight: the day starts at 01:00 then.
+        let havana = try #require(TimeZone(identifier: "America/Havana"))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = havana
+        let skipped = LocalDay(year: 2027, month: 3, day: 14)
+        #expect(skipped.start(in: havana) == calendar.startOfDay(for: calendar.date(from: DateComponents(year: 2027, month: 3, day: 14, hour: 12)) ?? Date()))
     }
 }
