@@ -4744,7 +4744,7 @@ extension Components {
                 case shareText
             }
         }
-        /// The user's RoastMeLater streak as of the widget's day, from content's copy of gamification's `streak.updated`
+        /// The user's RoastMeLater streak as of the widget's day, from content's copy of gamification's `streak.changed`
         /// (the latest by gamification's time; all 0 until one arrives).
         ///
         ///

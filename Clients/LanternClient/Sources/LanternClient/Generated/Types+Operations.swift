@@ -18409,7 +18409,7 @@ public enum Operations {
     ///   timeline's reload date (`.after(refreshAt)`). Before then the answer changes only when the settings change,
     ///   when the day's roast replaces a curated one, and (in `large`) when the streak does; reload the timelines
     ///   after saving settings.
-    /// * **Streak** (`large`): content's copy of gamification's `streak.updated`, so a roast written now shows in it
+    /// * **Streak** (`large`): content's copy of gamification's `streak.changed`, so a roast written now shows in it
     ///   a moment later. `current` is 0 once a day was missed, even before gamification says so; `atRisk` while it is
     ///   alive but nothing has counted today.
     /// * **Quick actions** (`large`): `roast`, `share` and `collections`, in that order, titled in the roast's
