@@ -17,6 +17,9 @@ enum WebPSanitizer {
             let padded = length + (length & 1)
             var chunk = Array(try b.slice(i..<min(i + 8 + padded, data.count)))
             guard chunk.count >= 8 + length else { throw .truncated("chunk \(type) runs past the end") }
+            // Within the RIFF (a missing last pad byte is tolerated); bytes after it are not part of the image, and
+            // a chunk read from them would be cut off by the rewritten RIFF (found by `make fuzz`).
+            guard i + 8 + length <= riffSize + 8 else { throw .truncated("chunk \(type) runs past the RIFF size") }
             let body = i + 8
             switch type {
             case "VP8X":
@@ -24,11 +27,14 @@ enum WebPSanitizer {
                 size = (try b.le24(body + 4) + 1, try b.le24(body + 7) + 1)
                 chunk[8] &= ~UInt8(0x08 | 0x04)  // EXIF and XMP flags
             case "VP8 ":
+                // The fields read below lie inside the chunk, not in whatever follows it.
+                guard length >= 10 else { throw .malformed("short VP8") }
                 guard try b.u8(body + 3) == 0x9D, try b.u8(body + 4) == 0x01, try b.u8(body + 5) == 0x2A else {
                     throw .malformed("bad VP8 start code")
                 }
                 if size == nil { size = (try b.le16(body + 6) & 0x3FFF, try b.le16(body + 8) & 0x3FFF) }
             case "VP8L":
+                guard length >= 5 else { throw .malformed("short VP8L") }
                 guard try b.u8(body) == 0x2F else { throw .malformed("bad VP8L signature") }
                 let bits = try b.le32(body + 1)
                 if size == nil { size = ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1) }

@@ -67,8 +67,8 @@ struct FortuneStore: Sendable {
     }
 
     /// Breaks the cookie with `fortune` unless, under the user's lock, the cookie turned out to be open already:
-    /// one statement takes the lock, one reads what decides, one writes the fortune and every schedule with it,
-    /// one writes the event (round trips are what a break costs under load).
+    /// one statement takes the lock, one reads what decides, one writes the fortune, every schedule and the event
+    /// (`Outbox.prepare`; round trips are what a break costs under load).
     func reveal(_ fortune: WrittenFortune, user: UUID, key: String?, now: Date, timeZone: String?,
                 makeNextAt: @Sendable (Date) -> Date, reminderAt: @Sendable (Date, String) -> Date) async throws -> RevealOutcome {
         let hash = Data(SHA256.hash(data: Data(fortune.text.utf8)))
@@ -105,8 +105,12 @@ struct FortuneStore: Sendable {
                                        revealedAt: revealedAt, opensAgainAt: opensAgainAt)
                 let zone = timeZone ?? found.zone
                 let counted = fortune.poolPosition == nil ? 0 : 1
+                let event = try outbox.prepare(CookieAnnouncements.revealed(revealed, user: user), subject: user.uuidString.lowercased(), at: revealedAt)
+                // The fortune, every schedule and the event in one statement.
                 try await connection.query("""
-                    WITH revealed AS (
+                    WITH announced AS (
+                        INSERT INTO \(unescaped: outbox.table) (stream, event_id, payload) VALUES (\(event.stream), \(event.eventID), \(event.payload))),
+                    revealed AS (
                         INSERT INTO content.fortunes (id, user_id, text, text_hash, artisanal, source, revealed_at, opens_again_at, idempotency_key)
                         VALUES (\(revealed.id), \(user), \(revealed.text), \(hash), \(revealed.artisanal), \(fortune.source), \(revealedAt),
                                 \(opensAgainAt), \(key))),
@@ -120,8 +124,6 @@ struct FortuneStore: Sendable {
                     INSERT INTO content.reminders (user_id, due_at) VALUES (\(user), \(reminderAt(opensAgainAt, zone)))
                     ON CONFLICT (user_id) DO UPDATE SET due_at = excluded.due_at
                     """, logger: logger)
-                try await outbox.enqueue(CookieAnnouncements.revealed(revealed, user: user), subject: user.uuidString.lowercased(),
-                                         at: revealedAt, on: connection, logger: logger)
                 return .revealed(revealed)
             }
         }
