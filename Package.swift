@@ -113,6 +113,12 @@ let services: [Service] = [
                            "LanternTokens", postgres, httpClient, nioPosix]
     ),
     Service(
+        "gamification", folder: "Gamification", library: "GamificationService",
+        dependencies: ["LanternDatabase", "LanternEvents", "LanternRedis", "LanternTokens", postgres, crypto],
+        resources: [.copy("Migrations"), .copy("Catalogue")],
+        testDependencies: ["LanternEvents", "LanternRedis", "LanternTokens", postgres]
+    ),
+    Service(
         "push-worker", folder: "PushWorker", library: "PushWorker",
         dependencies: ["LanternDatabase", "LanternEvents", "LanternRedis", postgres, jwt, crypto, httpClient, nioSSL,
                        nioPosix, nioCore, nioFoundation, metrics],

@@ -8,8 +8,7 @@ public enum EventCatalogue {
         MediaEvents.MomentShared.self,
         ContentEvents.FortuneRevealed.self, ContentEvents.RoastGenerated.self, ContentEvents.RoastReacted.self,
         ContentEvents.RoastFavourited.self, ContentEvents.RoastShared.self,
-        GamificationEvents.RewardGranted.self,
-        GamificationEvents.StreakChanged.self,
+        GamificationEvents.StreakChanged.self, GamificationEvents.BadgeEarned.self, GamificationEvents.RewardUnlocked.self,
         PushRequest.self,
         RealtimeFrame.self, RealtimeDisconnect.self,
     ]

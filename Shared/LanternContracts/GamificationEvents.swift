@@ -1,26 +1,47 @@
 import Foundation
 
-/// What `gamification` announces on `lantern.events.gamification` (docs/events.md, "gamification"). Declared
-/// before its producer exists (issue #26): content already keeps its copy of the rewards it gates on.
+/// What `gamification` announces on `lantern.events.gamification` (docs/events.md, "gamification"): streaks, badges
+/// and rewards. content keeps its copy of the rewards it gates on and of the streak its widget shows.
 public enum GamificationEvents {
     public static let producer = "gamification"
 
-    /// A reward a user earned (RoastMeLater: the Premium Roast category after a 7-day streak, REQ-STR-008). A reward
-    /// once granted stays.
-    public struct RewardGranted: EventPayload, Equatable {
-        public static let eventType = "reward.granted"
+    /// A reward a user unlocked (RoastMeLater: the Premium Roast category and premium share templates after a 7-day
+    /// streak, REQ-STR-008; the Roast Master title and flame at 30, REQ-STR-009). A reward once unlocked stays.
+    public struct RewardUnlocked: EventPayload, Equatable {
+        public static let eventType = "reward.unlocked"
         public static var stream: EventStream { .events(GamificationEvents.producer) }
         public var userId: String
         public var app: AppID
         /// The reward's id in the app's catalogue, e.g. `premium_roasts`.
         public var reward: String
-        public var grantedAt: Date
+        public var unlockedAt: Date
 
-        public init(userId: String, app: AppID, reward: String, grantedAt: Date) {
+        public init(userId: String, app: AppID, reward: String, unlockedAt: Date) {
             self.userId = userId
             self.app = app
             self.reward = reward
-            self.grantedAt = grantedAt
+            self.unlockedAt = unlockedAt
+        }
+    }
+
+    /// A user earned a badge (REQ-BDG); once per user, badge and subject.
+    public struct BadgeEarned: EventPayload, Equatable {
+        public static let eventType = "badge.earned"
+        public static var stream: EventStream { .events(GamificationEvents.producer) }
+        public var userId: String
+        public var app: AppID
+        /// The badge's id in the app's catalogue, e.g. `explorer`.
+        public var badge: String
+        /// For a badge earned once per group (a completed collection): the group, e.g. `classic_office`.
+        public var subject: String?
+        public var earnedAt: Date
+
+        public init(userId: String, app: AppID, badge: String, subject: String?, earnedAt: Date) {
+            self.userId = userId
+            self.app = app
+            self.badge = badge
+            self.subject = subject
+            self.earnedAt = earnedAt
         }
     }
 

@@ -33,10 +33,17 @@ extension PushMessage {
     /// Lucky Day: the 24-hour lock is over (content).
     public static let luckydayCookieReady = PushMessage("luckyday.cookie_ready", app: .luckyday)
 
+    /// RoastMeLater: the `streak` days in a row end at the next local midnight (gamification, REQ-STR-005).
+    public static let roastmelaterStreakReminder = PushMessage("roastmelater.streak_reminder", app: .roastmelater, arguments: ["streak"])
+    /// RoastMeLater: a badge earned, named in the device's language (`badge.<language>`; gamification, REQ-BDG-002).
+    public static let roastmelaterBadgeEarned = PushMessage("roastmelater.badge_earned", app: .roastmelater, arguments: ["badge"])
+    /// RoastMeLater: a reward unlocked, named in the device's language (gamification, REQ-STR-008/009).
+    public static let roastmelaterRewardUnlocked = PushMessage("roastmelater.reward_unlocked", app: .roastmelater, arguments: ["reward"])
+
     /// Every message a service may send: the catalogue test walks this list.
     public static let all: [PushMessage] = [
         pairlyPaired, pairlyPairedUnnamed, pairlyMomentShared, pairlyMomentSharedUnnamed, pairlyPartnerDisconnected,
-        pairlyPartnerDisconnectedUnnamed, luckydayCookieReady,
+        pairlyPartnerDisconnectedUnnamed, luckydayCookieReady, roastmelaterStreakReminder, roastmelaterBadgeEarned, roastmelaterRewardUnlocked,
     ]
 }
 

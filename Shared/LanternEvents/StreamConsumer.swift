@@ -40,9 +40,19 @@ public struct StreamConsumer: Service {
     }
 
     public typealias Handler = @Sendable (EventEnvelope) async throws -> Void
-    /// Handles a whole batch at once and says, per envelope, whether it succeeded (in order). For workers that
-    /// save round trips by batching (one query, one pipeline for many messages).
-    public typealias BatchHandler = @Sendable ([EventEnvelope]) async -> [Bool]
+    /// Handles a whole batch at once and says, per envelope, how it went (in order). For workers that save round
+    /// trips by batching (one query, one pipeline for many messages).
+    public typealias BatchHandler = @Sendable ([EventEnvelope]) async -> [BatchOutcome]
+
+    /// What became of one message of a batch.
+    public enum BatchOutcome: Sendable, Equatable {
+        /// Handled: acknowledged.
+        case done
+        /// Failed for now: retried after `claimIdle`, dead-lettered after `maxDeliveries`.
+        case retry
+        /// Can never succeed (its payload breaks its contract): dead-lettered at once with this reason.
+        case poison(String)
+    }
 
     public let options: Options
     let redis: RedisClient
@@ -72,7 +82,11 @@ public struct StreamConsumer: Service {
     public init(endpoint: RedisEndpoint, streams: StreamNames, options: Options, logger: Logger, startAfter gate: StartupGate? = nil,
                 batchHandler: @escaping BatchHandler) {
         self.init(endpoint: endpoint, streams: streams, options: options, logger: logger, gate: gate, handler: { envelope in
-            guard await batchHandler([envelope]).first == true else { throw BatchEntryFailed() }
+            switch await batchHandler([envelope]).first {
+            case .done?: return
+            case .poison(let reason)?: throw UndecodablePayload(reason)
+            case .retry?, nil: throw BatchEntryFailed()
+            }
         }, batchHandler: batchHandler)
     }
 
@@ -232,7 +246,7 @@ public struct StreamConsumer: Service {
             envelopes.append(envelope)
         }
         guard !envelopes.isEmpty else { return [] }
-        let results: [Bool]
+        let results: [BatchOutcome]
         do {
             results = try await withDeadline(options.handlerTimeout) { [envelopes] in await batchHandler(envelopes) }
         } catch {
@@ -241,13 +255,21 @@ public struct StreamConsumer: Service {
             return []
         }
         var handled: [String] = []
+        var poisoned = 0
         for (index, id) in ids.enumerated() {
-            let ok = index < results.count && results[index]
+            let outcome = index < results.count ? results[index] : .retry
+            if case .poison(let reason) = outcome {
+                await deadLetter(id: id, fields: batch.first { $0.0 == id }?.1 ?? [:], deliveries: 1, reason: reason)
+                poisoned += 1
+                continue
+            }
+            let ok = outcome == .done
             if ok { handled.append(id) }
             Counter(label: "lantern_events_handled_total", dimensions: [("stream", options.stream), ("group", options.group), ("result", ok ? "ok" : "error")]).increment()
         }
-        if handled.count < ids.count {
-            logger.error("batch handler failed some messages; they will be retried", metadata: ["failed": "\(ids.count - handled.count)"])
+        if handled.count + poisoned < ids.count {
+            let failed = ids.count - handled.count - poisoned
+            logger.error("batch handler failed some messages; they will be retried", metadata: ["failed": "\(failed)"])
         }
         return handled
     }

@@ -125,3 +125,70 @@ extension EndToEnd.Shared {
         }
     }
 }
+
+extension EndToEnd.Shared {
+    @Suite("RoastMeLater's streaks and badges end to end through the gateway", .serialized)
+    struct GamificationJourneyTests {
+        struct CheckIn: Decodable {
+            struct Streak: Decodable { var current: Int; var longest: Int; var totalDays: Int }
+            struct Badge: Decodable { var id: String }
+            var counted: Bool; var localDate: String; var streak: Streak; var badgesEarned: [Badge]
+        }
+        struct Profile: Decodable {
+            struct Streak: Decodable { var current: Int; var totalDays: Int }
+            struct Badge: Decodable { var id: String; var earned: Bool; var progress: Double; var name: String }
+            var streak: Streak; var badges: [Badge]
+        }
+
+        @Test("device sign-in → check-ins on three local days (their event times) → streak 3 and the badge frame on the socket → roasts in 8 categories → Explorer earned → the profile")
+        func journey() async throws {
+            try await Stack.shared { stack in
+                let signIn = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"roastmelater"}"#)
+                let token = try signIn.json(TokenReply.self).accessToken
+                let socket = PairlyRealtimeJourneyTests.Socket(gateway: stack.gateway, token: token)
+                defer { socket.close() }
+                #expect(try await eventually { socket.types.contains("state") })
+
+                // Three local days in Ho Chi Minh City: two days ago, yesterday, today (the check-ins' event times —
+                // the app sends when it was opened; an app that was offline sends them late).
+                let zone = try #require(TimeZone(identifier: "Asia/Ho_Chi_Minh"))
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = zone
+                let today = calendar.startOfDay(for: Date())
+                var answers: [CheckIn] = []
+                for daysAgo in [2, 1, 0] {
+                    let at = min(Date(), try #require(calendar.date(byAdding: .hour, value: 1 - 24 * daysAgo, to: today)))
+                    let reply = try await stack.call(.POST, "/v1/gamification/check-ins", token: token,
+                                                     json: #"{"occurredAt":"\#(ISO8601DateFormatter().string(from: at))","timeZone":"Asia/Ho_Chi_Minh"}"#,
+                                                     headers: [("Idempotency-Key", UUID().uuidString)])
+                    #expect(reply.status == 200, "\(reply.text)")
+                    answers.append(try reply.json(CheckIn.self))
+                }
+                #expect(answers.map(\.streak.current) == [1, 2, 3])
+                #expect(answers.last?.badgesEarned.map(\.id) == ["getting_started"])
+                #expect(try await eventually { socket.data("badge_earned").contains { $0["badge"] as? String == "getting_started" } })
+
+                for category in ["meetings", "deadlines", "email", "coworkers", "boss", "remote_work", "tech", "office_life"] {
+                    let reply = try await stack.call(.POST, "/v1/roasts", token: token,
+                                                     json: #"{"category":"\#(category)","spice":2,"language":"en","timeZone":"Asia/Ho_Chi_Minh"}"#,
+                                                     headers: [("Idempotency-Key", UUID().uuidString)])
+                    #expect(reply.status == 201, "\(reply.text)")
+                }
+                #expect(try await eventually { socket.data("badge_earned").contains { $0["badge"] as? String == "explorer" } })
+
+                let profile = try await stack.call(.GET, "/v1/gamification/profile?language=vi", token: token)
+                #expect(profile.status == 200, "\(profile.text)")
+                let body = try profile.json(Profile.self)
+                #expect(body.streak.current == 3 && body.streak.totalDays == 3)
+                let explorer = body.badges.first { $0.id == "explorer" }
+                #expect(explorer?.earned == true && explorer?.name == "Nhà thám hiểm")
+                #expect(body.badges.first { $0.id == "roast_rookie" }?.progress == 0.8)
+
+                // Another app's account has no streaks.
+                let other = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"luckyday"}"#).json(TokenReply.self)
+                let refused = try await stack.call(.GET, "/v1/gamification/profile", token: other.accessToken)
+                #expect(refused.status == 403 && refused.problemCode == "gamification_not_available")
+            }
+        }
+    }
+}

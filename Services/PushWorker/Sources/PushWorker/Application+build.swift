@@ -71,7 +71,7 @@ public func buildPushWorkerApplication(
     service.consume(IdentityEvents.stream, handlers: registry.handlers)
     // A batch of jobs is sent at once, its requests multiplexed on the providers' HTTP/2 connections. A new group
     // starts at `0`: jobs queued before the worker's first start are still delivered.
-    service.consume(PushRequest.stream, batchSize: configuration.concurrency) { batch in await dispatcher.handle(batch: batch) }
+    service.consume(PushRequest.stream, batchSize: configuration.concurrency) { batch in await dispatcher.handle(batch: batch).map { $0 ? .done : .retry } }
     service.addPeriodic(RetryScheduler(queue: retries, dispatcher: dispatcher, registry: registry, clock: clock, logger: logger).work)
 
     return service.application(router: buildPushWorkerRouter(service.makeRouter()))

@@ -71,5 +71,15 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/RoastId`.
         public typealias RoastId = Components.Schemas.Uuid
+        /// The language of the badges' and rewards' names, descriptions and titles: one of the app's catalogue
+        /// (RoastMeLater: `en` or `vi`). Without it, the first language of `Accept-Language` the catalogue has (`vi-VN`
+        /// → `vi`), else `en`. Another value is 422 `validation_failed` naming `language`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/GamificationLanguage`.
+        @frozen public enum GamificationLanguage: String, Codable, Hashable, Sendable, CaseIterable {
+            case en = "en"
+            case vi = "vi"
+        }
     }
 }

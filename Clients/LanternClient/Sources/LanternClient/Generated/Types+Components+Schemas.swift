@@ -50,6 +50,7 @@ extension Components {
             /// | `astrology_unavailable` | 503 | content could not get the chart or the pillars from astrology (not reachable, failing, or no service token); nothing was stored. `Retry-After: 30`. Also an operator saving a seasonal collection while astrology does not answer (`Retry-After: 5`). |
             /// | `bad_gateway` | 502 | The upstream service gave no usable answer (gateway). |
             /// | `chart_mismatch` | 422 | The birth data is not that of the report's chart. |
+            /// | `check_in_out_of_window` | 422 | The check-in's `occurredAt` is more than 72 hours ago or more than 5 minutes ahead of the server's clock; nothing was counted. |
             /// | `collection_changed` | 412 | Operator API: the collection changed since the version `If-Match` names; read it again. |
             /// | `collection_exists` | 409 | Operator API: a collection with this id exists (perhaps retired); edit it with `PUT`. |
             /// | `collection_not_found` | 404 | Operator API: no collection has this id. |
@@ -60,6 +61,9 @@ extension Components {
             /// | `forbidden` | 403 | The token is not a user token (a service token, or one without a session). |
             /// | `fortune_unavailable` | 503 | No fortune new to the user was found; nothing was revealed. `Retry-After: 5`. |
             /// | `fortunes_not_available` | 403 | Fortunes are a Lucky Day feature. |
+            /// | `freeze_not_offered` | 409 | No streak freeze is on offer (offered after losing a streak of 7 days or more, until the next break). |
+            /// | `freeze_used` | 409 | The account's one streak freeze was used already. |
+            /// | `gamification_not_available` | 403 | Streaks and badges are not part of the token's app (it has no gamification catalogue). |
             /// | `headers_too_large` | 431 | The request's header fields are too large (gateway; the connection is closed). |
             /// | `id_token_expired` | 401 | The Google or Apple ID token has expired. |
             /// | `idempotency_key_reused` | 422 | The `Idempotency-Key` was used for a different photo, for an earlier cookie, or for a roast of another order. |
@@ -198,6 +202,7 @@ extension Components {
             /// | `astrology_unavailable` | 503 | content could not get the chart or the pillars from astrology (not reachable, failing, or no service token); nothing was stored. `Retry-After: 30`. Also an operator saving a seasonal collection while astrology does not answer (`Retry-After: 5`). |
             /// | `bad_gateway` | 502 | The upstream service gave no usable answer (gateway). |
             /// | `chart_mismatch` | 422 | The birth data is not that of the report's chart. |
+            /// | `check_in_out_of_window` | 422 | The check-in's `occurredAt` is more than 72 hours ago or more than 5 minutes ahead of the server's clock; nothing was counted. |
             /// | `collection_changed` | 412 | Operator API: the collection changed since the version `If-Match` names; read it again. |
             /// | `collection_exists` | 409 | Operator API: a collection with this id exists (perhaps retired); edit it with `PUT`. |
             /// | `collection_not_found` | 404 | Operator API: no collection has this id. |
@@ -208,6 +213,9 @@ extension Components {
             /// | `forbidden` | 403 | The token is not a user token (a service token, or one without a session). |
             /// | `fortune_unavailable` | 503 | No fortune new to the user was found; nothing was revealed. `Retry-After: 5`. |
             /// | `fortunes_not_available` | 403 | Fortunes are a Lucky Day feature. |
+            /// | `freeze_not_offered` | 409 | No streak freeze is on offer (offered after losing a streak of 7 days or more, until the next break). |
+            /// | `freeze_used` | 409 | The account's one streak freeze was used already. |
+            /// | `gamification_not_available` | 403 | Streaks and badges are not part of the token's app (it has no gamification catalogue). |
             /// | `headers_too_large` | 431 | The request's header fields are too large (gateway; the connection is closed). |
             /// | `id_token_expired` | 401 | The Google or Apple ID token has expired. |
             /// | `idempotency_key_reused` | 422 | The `Idempotency-Key` was used for a different photo, for an earlier cookie, or for a roast of another order. |
@@ -4944,6 +4952,845 @@ extension Components {
                 case language
                 case timeZone
                 case configured
+            }
+        }
+        /// One app open, as the device saw it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/GamificationCheckIn`.
+        public struct GamificationCheckIn: Codable, Hashable, Sendable {
+            /// When the app was opened, by the device's clock (RFC 3339); now when left out. Send it for a check-in sent
+            /// late (an app that was offline): at most 72 hours ago and at most 5 minutes ahead of the server's clock,
+            /// else 422 `check_in_out_of_window`.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationCheckIn/occurredAt`.
+            public var occurredAt: Foundation.Date?
+            /// The device's IANA time zone when the app was opened: the day counted is the day of `occurredAt` in it.
+            /// Required.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationCheckIn/timeZone`.
+            public var timeZone: Components.Schemas.TimeZone
+            /// Creates a new `GamificationCheckIn`.
+            ///
+            /// - Parameters:
+            ///   - occurredAt: When the app was opened, by the device's clock (RFC 3339); now when left out. Send it for a check-in sent
+            ///   - timeZone: The device's IANA time zone when the app was opened: the day counted is the day of `occurredAt` in it.
+            public init(
+                occurredAt: Foundation.Date? = nil,
+                timeZone: Components.Schemas.TimeZone
+            ) {
+                self.occurredAt = occurredAt
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case occurredAt
+                case timeZone
+            }
+        }
+        /// What a check-in did, and the streak after it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/GamificationCheckInResult`.
+        public struct GamificationCheckInResult: Codable, Hashable, Sendable {
+            /// Whether this check-in added a day to the streak (`false` only for `alreadyCounted`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationCheckInResult/counted`.
+            public var counted: Swift.Bool
+            /// `started`: the first day ever. `extended`: a new day right after the last one, the streak goes on.
+            /// `restarted`: a new day after a whole missed day, a new streak of 1 (the freeze may be on offer).
+            /// `filled`: a late check-in for a day in the gap just before the current run (or just after the run before
+            /// it): it counted, joining the runs when it was the one missing day. `alreadyCounted`: the day is counted
+            /// already (another open, another device, a flight west), or lies where it cannot join a run; nothing changed.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationCheckInResult/outcome`.
+            @frozen public enum OutcomePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case started = "started"
+                case extended = "extended"
+                case restarted = "restarted"
+                case filled = "filled"
+                case alreadyCounted = "alreadyCounted"
+            }
+            /// `started`: the first day ever. `extended`: a new day right after the last one, the streak goes on.
+            /// `restarted`: a new day after a whole missed day, a new streak of 1 (the freeze may be on offer).
+            /// `filled`: a late check-in for a day in the gap just before the current run (or just after the run before
+            /// it): it counted, joining the runs when it was the one missing day. `alreadyCounted`: the day is counted
+            /// already (another open, another device, a flight west), or lies where it cannot join a run; nothing changed.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationCheckInResult/outcome`.
+            public var outcome: Components.Schemas.GamificationCheckInResult.OutcomePayload
+            /// The local day this check-in is about (`YYYY-MM-DD`): the day of `occurredAt` in the check-in's `timeZone`.
+            /// The day counted when `counted`; show it as it is, never recompute it on the device.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationCheckInResult/localDate`.
+            public var localDate: Swift.String
+            /// The check-in arrived more than 15 minutes after its `occurredAt` (sent by an app that was offline).
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationCheckInResult/late`.
+            public var late: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/GamificationCheckInResult/streak`.
+            public var streak: Components.Schemas.GamificationStreak
+            /// The badges this check-in earned (streak milestones), `earned: true`: celebrate them. Usually empty.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationCheckInResult/badgesEarned`.
+            public var badgesEarned: [Components.Schemas.GamificationBadge]
+            /// The rewards this check-in unlocked, `unlocked: true` (`unlockedAt` is left out here: it is now). Usually
+            /// empty.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationCheckInResult/rewardsUnlocked`.
+            public var rewardsUnlocked: [Components.Schemas.GamificationReward]
+            /// Creates a new `GamificationCheckInResult`.
+            ///
+            /// - Parameters:
+            ///   - counted: Whether this check-in added a day to the streak (`false` only for `alreadyCounted`).
+            ///   - outcome: `started`: the first day ever. `extended`: a new day right after the last one, the streak goes on.
+            ///   - localDate: The local day this check-in is about (`YYYY-MM-DD`): the day of `occurredAt` in the check-in's `timeZone`.
+            ///   - late: The check-in arrived more than 15 minutes after its `occurredAt` (sent by an app that was offline).
+            ///   - streak:
+            ///   - badgesEarned: The badges this check-in earned (streak milestones), `earned: true`: celebrate them. Usually empty.
+            ///   - rewardsUnlocked: The rewards this check-in unlocked, `unlocked: true` (`unlockedAt` is left out here: it is now). Usually
+            public init(
+                counted: Swift.Bool,
+                outcome: Components.Schemas.GamificationCheckInResult.OutcomePayload,
+                localDate: Swift.String,
+                late: Swift.Bool,
+                streak: Components.Schemas.GamificationStreak,
+                badgesEarned: [Components.Schemas.GamificationBadge],
+                rewardsUnlocked: [Components.Schemas.GamificationReward]
+            ) {
+                self.counted = counted
+                self.outcome = outcome
+                self.localDate = localDate
+                self.late = late
+                self.streak = streak
+                self.badgesEarned = badgesEarned
+                self.rewardsUnlocked = rewardsUnlocked
+            }
+            public enum CodingKeys: String, CodingKey {
+                case counted
+                case outcome
+                case localDate
+                case late
+                case streak
+                case badgesEarned
+                case rewardsUnlocked
+            }
+        }
+        /// The streak as the app shows it on the user's day (`today` in `timeZone`). Days are local calendar days in
+        /// the zone of each check-in.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/GamificationStreak`.
+        public struct GamificationStreak: Codable, Hashable, Sendable {
+            /// Days in a row as of `today`; 0 once a whole day was missed (the last counted day is neither today nor
+            /// yesterday).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreak/current`.
+            public var current: Swift.Int
+            /// The longest streak ever (a streak restored by the freeze included); streak badges and rewards follow it.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreak/longest`.
+            public var longest: Swift.Int
+            /// Distinct days counted, ever (days restored by the freeze are not active days).
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreak/totalDays`.
+            public var totalDays: Swift.Int
+            /// The last local day that counted (`YYYY-MM-DD`); absent before the first check-in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreak/lastActiveDate`.
+            public var lastActiveDate: Swift.String?
+            /// The user's local day the answer is about (`YYYY-MM-DD`), in `timeZone`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreak/today`.
+            public var today: Swift.String
+            /// The zone of `today`: the profile's `timeZone` parameter, else the zone of the latest check-in (or of
+            /// `PUT /v1/gamification/reminders`), else `UTC`.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreak/timeZone`.
+            public var timeZone: Components.Schemas.TimeZone
+            /// `today` has counted already: another check-in today changes nothing.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreak/countedToday`.
+            public var countedToday: Swift.Bool
+            /// The streak is alive (`current` > 0) but `today` has not counted yet: a check-in today keeps it, and the
+            /// reminder goes at 22:00 tonight.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreak/atRisk`.
+            public var atRisk: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/GamificationStreak/freeze`.
+            public var freeze: Components.Schemas.GamificationStreakFreeze
+            /// Creates a new `GamificationStreak`.
+            ///
+            /// - Parameters:
+            ///   - current: Days in a row as of `today`; 0 once a whole day was missed (the last counted day is neither today nor
+            ///   - longest: The longest streak ever (a streak restored by the freeze included); streak badges and rewards follow it.
+            ///   - totalDays: Distinct days counted, ever (days restored by the freeze are not active days).
+            ///   - lastActiveDate: The last local day that counted (`YYYY-MM-DD`); absent before the first check-in.
+            ///   - today: The user's local day the answer is about (`YYYY-MM-DD`), in `timeZone`.
+            ///   - timeZone: The zone of `today`: the profile's `timeZone` parameter, else the zone of the latest check-in (or of
+            ///   - countedToday: `today` has counted already: another check-in today changes nothing.
+            ///   - atRisk: The streak is alive (`current` > 0) but `today` has not counted yet: a check-in today keeps it, and the
+            ///   - freeze:
+            public init(
+                current: Swift.Int,
+                longest: Swift.Int,
+                totalDays: Swift.Int,
+                lastActiveDate: Swift.String? = nil,
+                today: Swift.String,
+                timeZone: Components.Schemas.TimeZone,
+                countedToday: Swift.Bool,
+                atRisk: Swift.Bool,
+                freeze: Components.Schemas.GamificationStreakFreeze
+            ) {
+                self.current = current
+                self.longest = longest
+                self.totalDays = totalDays
+                self.lastActiveDate = lastActiveDate
+                self.today = today
+                self.timeZone = timeZone
+                self.countedToday = countedToday
+                self.atRisk = atRisk
+                self.freeze = freeze
+            }
+            public enum CodingKeys: String, CodingKey {
+                case current
+                case longest
+                case totalDays
+                case lastActiveDate
+                case today
+                case timeZone
+                case countedToday
+                case atRisk
+                case freeze
+            }
+        }
+        /// The account's one streak freeze: offered after losing a streak of 7 days or more, until the streak breaks
+        /// again; usable once, ever (`POST /v1/gamification/streak/freeze`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/GamificationStreakFreeze`.
+        public struct GamificationStreakFreeze: Codable, Hashable, Sendable {
+            /// The freeze can be used now to restore the lost streak.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreakFreeze/offered`.
+            public var offered: Swift.Bool
+            /// While `offered`, how many days the freeze brings back (the lost streak's length); absent otherwise.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreakFreeze/restores`.
+            public var restores: Swift.Int?
+            /// The freeze was used; it is never offered again.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationStreakFreeze/used`.
+            public var used: Swift.Bool
+            /// Creates a new `GamificationStreakFreeze`.
+            ///
+            /// - Parameters:
+            ///   - offered: The freeze can be used now to restore the lost streak.
+            ///   - restores: While `offered`, how many days the freeze brings back (the lost streak's length); absent otherwise.
+            ///   - used: The freeze was used; it is never offered again.
+            public init(
+                offered: Swift.Bool,
+                restores: Swift.Int? = nil,
+                used: Swift.Bool
+            ) {
+                self.offered = offered
+                self.restores = restores
+                self.used = used
+            }
+            public enum CodingKeys: String, CodingKey {
+                case offered
+                case restores
+                case used
+            }
+        }
+        /// A badge of the app's catalogue, earned or not, with its texts in the answer's language. A badge is earned
+        /// once; `collection_complete` is earned once per collection (`subject`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/GamificationBadge`.
+        public struct GamificationBadge: Codable, Hashable, Sendable {
+            /// The badge's id in the catalogue (snake_case). RoastMeLater: `getting_started`, `week_warrior`,
+            /// `monthly_master` (streaks of 3, 7 and 30 days), `roast_rookie`, `roast_regular`, `roast_veteran` (10, 50
+            /// and 100 roasts), `explorer` (all 8 categories), `spice_adventurer` (all 5 spice levels), `keeper`,
+            /// `curator` (5 and 25 favourites), `first_share`, `hype_machine` (1 and 10 roasts shared),
+            /// `collection_complete` (every scenario of a collection).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationBadge/id`.
+            public var id: Swift.String
+            /// The group the profile shows it in: `streak`, `generation`, `exploration`, `favorites`, `sharing` or
+            /// `collection`.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationBadge/category`.
+            public var category: Swift.String
+            /// An SF Symbols name the app draws.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationBadge/icon`.
+            public var icon: Swift.String
+            /// In the answer's language.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationBadge/name`.
+            public var name: Swift.String
+            /// In the answer's language.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationBadge/description`.
+            public var description: Swift.String
+            /// - Remark: Generated from `#/components/schemas/GamificationBadge/earned`.
+            public var earned: Swift.Bool
+            /// When it was earned; absent while locked.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationBadge/earnedAt`.
+            public var earnedAt: Components.Schemas.Timestamp?
+            /// 0 to 1 toward the badge's target (1 once earned): the locked badge's progress bar. Streak badges follow
+            /// the longest streak; `collection_complete` the share of the collection's scenarios roasted.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationBadge/progress`.
+            public var progress: Swift.Double
+            /// `collection_complete` only: the collection (its id) the badge is about. The profile lists the badge once
+            /// per collection the user has started; absent before any.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationBadge/subject`.
+            public var subject: Swift.String?
+            /// Creates a new `GamificationBadge`.
+            ///
+            /// - Parameters:
+            ///   - id: The badge's id in the catalogue (snake_case). RoastMeLater: `getting_started`, `week_warrior`,
+            ///   - category: The group the profile shows it in: `streak`, `generation`, `exploration`, `favorites`, `sharing` or
+            ///   - icon: An SF Symbols name the app draws.
+            ///   - name: In the answer's language.
+            ///   - description: In the answer's language.
+            ///   - earned:
+            ///   - earnedAt: When it was earned; absent while locked.
+            ///   - progress: 0 to 1 toward the badge's target (1 once earned): the locked badge's progress bar. Streak badges follow
+            ///   - subject: `collection_complete` only: the collection (its id) the badge is about. The profile lists the badge once
+            public init(
+                id: Swift.String,
+                category: Swift.String,
+                icon: Swift.String,
+                name: Swift.String,
+                description: Swift.String,
+                earned: Swift.Bool,
+                earnedAt: Components.Schemas.Timestamp? = nil,
+                progress: Swift.Double,
+                subject: Swift.String? = nil
+            ) {
+                self.id = id
+                self.category = category
+                self.icon = icon
+                self.name = name
+                self.description = description
+                self.earned = earned
+                self.earnedAt = earnedAt
+                self.progress = progress
+                self.subject = subject
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case category
+                case icon
+                case name
+                case description
+                case earned
+                case earnedAt
+                case progress
+                case subject
+            }
+        }
+        /// A reward of the app's catalogue, unlocked by a streak (the longest streak counts). RoastMeLater:
+        /// `premium_roasts` (7 days: the Premium Roast category and the premium share-card templates) and
+        /// `roast_master` (30 days: the Roast Master title and the special flame).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/GamificationReward`.
+        public struct GamificationReward: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GamificationReward/id`.
+            public var id: Swift.String
+            /// In the answer's language.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationReward/name`.
+            public var name: Swift.String
+            /// In the answer's language.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationReward/description`.
+            public var description: Swift.String
+            /// Unlocked rewards stay unlocked.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationReward/unlocked`.
+            public var unlocked: Swift.Bool
+            /// When it was unlocked; absent while locked, and in a check-in's `rewardsUnlocked`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationReward/unlockedAt`.
+            public var unlockedAt: Components.Schemas.Timestamp?
+            /// 0 to 1 toward the streak it needs (1 once unlocked).
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationReward/progress`.
+            public var progress: Swift.Double
+            /// The title this reward gives once unlocked, in the answer's language (`roast_master`: Roast Master /
+            /// Bậc thầy Roast).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationReward/title`.
+            public var title: Swift.String?
+            /// This reward gives the special flame icon once unlocked (`roast_master`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationReward/flame`.
+            public var flame: Swift.Bool
+            /// Creates a new `GamificationReward`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name: In the answer's language.
+            ///   - description: In the answer's language.
+            ///   - unlocked: Unlocked rewards stay unlocked.
+            ///   - unlockedAt: When it was unlocked; absent while locked, and in a check-in's `rewardsUnlocked`.
+            ///   - progress: 0 to 1 toward the streak it needs (1 once unlocked).
+            ///   - title: The title this reward gives once unlocked, in the answer's language (`roast_master`: Roast Master /
+            ///   - flame: This reward gives the special flame icon once unlocked (`roast_master`).
+            public init(
+                id: Swift.String,
+                name: Swift.String,
+                description: Swift.String,
+                unlocked: Swift.Bool,
+                unlockedAt: Components.Schemas.Timestamp? = nil,
+                progress: Swift.Double,
+                title: Swift.String? = nil,
+                flame: Swift.Bool
+            ) {
+                self.id = id
+                self.name = name
+                self.description = description
+                self.unlocked = unlocked
+                self.unlockedAt = unlockedAt
+                self.progress = progress
+                self.title = title
+                self.flame = flame
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case description
+                case unlocked
+                case unlockedAt
+                case progress
+                case title
+                case flame
+            }
+        }
+        /// Everything the profile screen shows, in one answer.
+        ///
+        /// - Remark: Generated from `#/components/schemas/GamificationProfile`.
+        public struct GamificationProfile: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GamificationProfile/app`.
+            public var app: Components.Schemas.AppID
+            /// The language of every name, description and title.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationProfile/language`.
+            @frozen public enum LanguagePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case en = "en"
+                case vi = "vi"
+            }
+            /// The language of every name, description and title.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationProfile/language`.
+            public var language: Components.Schemas.GamificationProfile.LanguagePayload
+            /// - Remark: Generated from `#/components/schemas/GamificationProfile/streak`.
+            public var streak: Components.Schemas.GamificationStreak
+            /// The title to show next to the user's name: that of the highest unlocked reward that gives one (RoastMeLater:
+            /// Roast Master, from `roast_master`); absent before.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationProfile/title`.
+            public struct TitlePayload: Codable, Hashable, Sendable {
+                /// The reward that gives it.
+                ///
+                /// - Remark: Generated from `#/components/schemas/GamificationProfile/title/id`.
+                public var id: Swift.String
+                /// In `language`.
+                ///
+                /// - Remark: Generated from `#/components/schemas/GamificationProfile/title/name`.
+                public var name: Swift.String
+                /// Creates a new `TitlePayload`.
+                ///
+                /// - Parameters:
+                ///   - id: The reward that gives it.
+                ///   - name: In `language`.
+                public init(
+                    id: Swift.String,
+                    name: Swift.String
+                ) {
+                    self.id = id
+                    self.name = name
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case id
+                    case name
+                }
+            }
+            /// The title to show next to the user's name: that of the highest unlocked reward that gives one (RoastMeLater:
+            /// Roast Master, from `roast_master`); absent before.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationProfile/title`.
+            public var title: Components.Schemas.GamificationProfile.TitlePayload?
+            /// Show the special flame icon (an unlocked reward gives it: `roast_master`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationProfile/flame`.
+            public var flame: Swift.Bool
+            /// Every badge of the catalogue, in its order, earned or locked; `collection_complete` once per collection
+            /// the user has started (by `subject`), or once without `subject` before any.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationProfile/badges`.
+            public var badges: [Components.Schemas.GamificationBadge]
+            /// Every reward of the catalogue, in its order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationProfile/rewards`.
+            public var rewards: [Components.Schemas.GamificationReward]
+            /// - Remark: Generated from `#/components/schemas/GamificationProfile/reminders`.
+            public var reminders: Components.Schemas.GamificationReminders
+            /// Creates a new `GamificationProfile`.
+            ///
+            /// - Parameters:
+            ///   - app:
+            ///   - language: The language of every name, description and title.
+            ///   - streak:
+            ///   - title: The title to show next to the user's name: that of the highest unlocked reward that gives one (RoastMeLater:
+            ///   - flame: Show the special flame icon (an unlocked reward gives it: `roast_master`).
+            ///   - badges: Every badge of the catalogue, in its order, earned or locked; `collection_complete` once per collection
+            ///   - rewards: Every reward of the catalogue, in its order.
+            ///   - reminders:
+            public init(
+                app: Components.Schemas.AppID,
+                language: Components.Schemas.GamificationProfile.LanguagePayload,
+                streak: Components.Schemas.GamificationStreak,
+                title: Components.Schemas.GamificationProfile.TitlePayload? = nil,
+                flame: Swift.Bool,
+                badges: [Components.Schemas.GamificationBadge],
+                rewards: [Components.Schemas.GamificationReward],
+                reminders: Components.Schemas.GamificationReminders
+            ) {
+                self.app = app
+                self.language = language
+                self.streak = streak
+                self.title = title
+                self.flame = flame
+                self.badges = badges
+                self.rewards = rewards
+                self.reminders = reminders
+            }
+            public enum CodingKeys: String, CodingKey {
+                case app
+                case language
+                case streak
+                case title
+                case flame
+                case badges
+                case rewards
+                case reminders
+            }
+        }
+        /// The streak reminder's settings and the next one planned.
+        ///
+        /// - Remark: Generated from `#/components/schemas/GamificationReminders`.
+        public struct GamificationReminders: Codable, Hashable, Sendable {
+            /// Reminders are sent (`true` by default).
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationReminders/enabled`.
+            public var enabled: Swift.Bool
+            /// The zone reminders follow: that of the latest check-in or of `PUT /v1/gamification/reminders` (`UTC`
+            /// before either).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationReminders/timeZone`.
+            public var timeZone: Components.Schemas.TimeZone
+            /// When the next reminder goes: 22:00 in `timeZone` on the day the streak is at risk (the day after the last
+            /// counted one). Absent when none is planned: reminders off, no streak, or that reminder already sent.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationReminders/nextAt`.
+            public var nextAt: Components.Schemas.Timestamp?
+            /// Creates a new `GamificationReminders`.
+            ///
+            /// - Parameters:
+            ///   - enabled: Reminders are sent (`true` by default).
+            ///   - timeZone: The zone reminders follow: that of the latest check-in or of `PUT /v1/gamification/reminders` (`UTC`
+            ///   - nextAt: When the next reminder goes: 22:00 in `timeZone` on the day the streak is at risk (the day after the last
+            public init(
+                enabled: Swift.Bool,
+                timeZone: Components.Schemas.TimeZone,
+                nextAt: Components.Schemas.Timestamp? = nil
+            ) {
+                self.enabled = enabled
+                self.timeZone = timeZone
+                self.nextAt = nextAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case enabled
+                case timeZone
+                case nextAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GamificationRemindersRequest`.
+        public struct GamificationRemindersRequest: Codable, Hashable, Sendable {
+            /// Send streak reminders or not.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationRemindersRequest/enabled`.
+            public var enabled: Swift.Bool
+            /// The zone reminders follow from now on (the device's IANA time zone); left out, it stays.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationRemindersRequest/timeZone`.
+            public var timeZone: Components.Schemas.TimeZone?
+            /// Creates a new `GamificationRemindersRequest`.
+            ///
+            /// - Parameters:
+            ///   - enabled: Send streak reminders or not.
+            ///   - timeZone: The zone reminders follow from now on (the device's IANA time zone); left out, it stays.
+            public init(
+                enabled: Swift.Bool,
+                timeZone: Components.Schemas.TimeZone? = nil
+            ) {
+                self.enabled = enabled
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case enabled
+                case timeZone
+            }
+        }
+        /// The streak restored by the freeze.
+        ///
+        /// - Remark: Generated from `#/components/schemas/GamificationFreezeResult`.
+        public struct GamificationFreezeResult: Codable, Hashable, Sendable {
+            /// The days brought back (the lost streak's length), now part of `streak.current`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationFreezeResult/restoredDays`.
+            public var restoredDays: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/GamificationFreezeResult/streak`.
+            public var streak: Components.Schemas.GamificationStreak
+            /// Creates a new `GamificationFreezeResult`.
+            ///
+            /// - Parameters:
+            ///   - restoredDays: The days brought back (the lost streak's length), now part of `streak.current`.
+            ///   - streak:
+            public init(
+                restoredDays: Swift.Int,
+                streak: Components.Schemas.GamificationStreak
+            ) {
+                self.restoredDays = restoredDays
+                self.streak = streak
+            }
+            public enum CodingKeys: String, CodingKey {
+                case restoredDays
+                case streak
+            }
+        }
+        /// Everything gamification keeps about the user in one app.
+        ///
+        /// - Remark: Generated from `#/components/schemas/GamificationExport`.
+        public struct GamificationExport: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/app`.
+            public var app: Components.Schemas.AppID
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/exportedAt`.
+            public var exportedAt: Components.Schemas.Timestamp
+            /// As `GET /v1/gamification/profile` answers it, in the zone of the latest check-in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/profile`.
+            public var profile: Components.Schemas.GamificationProfile
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/CheckInsPayload`.
+            public struct CheckInsPayloadPayload: Codable, Hashable, Sendable {
+                /// The check-in's `Idempotency-Key`.
+                ///
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/CheckInsPayload/key`.
+                public var key: Swift.String
+                /// Its `timeZone`.
+                ///
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/CheckInsPayload/zone`.
+                public var zone: Components.Schemas.TimeZone
+                /// The local day it was about.
+                ///
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/CheckInsPayload/localDate`.
+                public var localDate: Swift.String
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/CheckInsPayload/occurredAt`.
+                public var occurredAt: Components.Schemas.Timestamp
+                /// Whether it added a day.
+                ///
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/CheckInsPayload/counted`.
+                public var counted: Swift.Bool
+                /// Creates a new `CheckInsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - key: The check-in's `Idempotency-Key`.
+                ///   - zone: Its `timeZone`.
+                ///   - localDate: The local day it was about.
+                ///   - occurredAt:
+                ///   - counted: Whether it added a day.
+                public init(
+                    key: Swift.String,
+                    zone: Components.Schemas.TimeZone,
+                    localDate: Swift.String,
+                    occurredAt: Components.Schemas.Timestamp,
+                    counted: Swift.Bool
+                ) {
+                    self.key = key
+                    self.zone = zone
+                    self.localDate = localDate
+                    self.occurredAt = occurredAt
+                    self.counted = counted
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case key
+                    case zone
+                    case localDate
+                    case occurredAt
+                    case counted
+                }
+            }
+            /// The check-ins still kept (8 days), by `occurredAt`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/checkIns`.
+            public typealias CheckInsPayload = [Components.Schemas.GamificationExport.CheckInsPayloadPayload]
+            /// The check-ins still kept (8 days), by `occurredAt`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/checkIns`.
+            public var checkIns: Components.Schemas.GamificationExport.CheckInsPayload
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/CountersPayload`.
+            public struct CountersPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/CountersPayload/metric`.
+                public var metric: Swift.String
+                /// The group counted apart (a collection's id); absent for the others.
+                ///
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/CountersPayload/subject`.
+                public var subject: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/CountersPayload/value`.
+                public var value: Swift.Int
+                /// For a group, how many members complete it (a collection's scenarios).
+                ///
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/CountersPayload/size`.
+                public var size: Swift.Int?
+                /// Creates a new `CountersPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - metric:
+                ///   - subject: The group counted apart (a collection's id); absent for the others.
+                ///   - value:
+                ///   - size: For a group, how many members complete it (a collection's scenarios).
+                public init(
+                    metric: Swift.String,
+                    subject: Swift.String? = nil,
+                    value: Swift.Int,
+                    size: Swift.Int? = nil
+                ) {
+                    self.metric = metric
+                    self.subject = subject
+                    self.value = value
+                    self.size = size
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case metric
+                    case subject
+                    case value
+                    case size
+                }
+            }
+            /// The counters behind the badges, in no particular order: `metric` names what is counted
+            /// (`count:roast.generated`: roasts written; `distinct:roast.generated:category`: categories tried;
+            /// `complete:roast.generated:collection:scenario`: scenarios roasted per collection, `subject`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/counters`.
+            public typealias CountersPayload = [Components.Schemas.GamificationExport.CountersPayloadPayload]
+            /// The counters behind the badges, in no particular order: `metric` names what is counted
+            /// (`count:roast.generated`: roasts written; `distinct:roast.generated:category`: categories tried;
+            /// `complete:roast.generated:collection:scenario`: scenarios roasted per collection, `subject`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/counters`.
+            public var counters: Components.Schemas.GamificationExport.CountersPayload
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/MembersPayload`.
+            public struct MembersPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/MembersPayload/metric`.
+                public var metric: Swift.String
+                /// The group (a collection's id), or `""`.
+                ///
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/MembersPayload/subject`.
+                public var subject: Swift.String
+                /// - Remark: Generated from `#/components/schemas/GamificationExport/MembersPayload/member`.
+                public var member: Swift.String
+                /// Creates a new `MembersPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - metric:
+                ///   - subject: The group (a collection's id), or `""`.
+                ///   - member:
+                public init(
+                    metric: Swift.String,
+                    subject: Swift.String,
+                    member: Swift.String
+                ) {
+                    self.metric = metric
+                    self.subject = subject
+                    self.member = member
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case metric
+                    case subject
+                    case member
+                }
+            }
+            /// The members of the counters that count distinct values (a category, a spice level, a roast's id, a
+            /// scenario), by `metric`, `subject` and `member`.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/members`.
+            public typealias MembersPayload = [Components.Schemas.GamificationExport.MembersPayloadPayload]
+            /// The members of the counters that count distinct values (a category, a spice level, a roast's id, a
+            /// scenario), by `metric`, `subject` and `member`.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/GamificationExport/members`.
+            public var members: Components.Schemas.GamificationExport.MembersPayload
+            /// Creates a new `GamificationExport`.
+            ///
+            /// - Parameters:
+            ///   - app:
+            ///   - exportedAt:
+            ///   - profile: As `GET /v1/gamification/profile` answers it, in the zone of the latest check-in.
+            ///   - checkIns: The check-ins still kept (8 days), by `occurredAt`.
+            ///   - counters: The counters behind the badges, in no particular order: `metric` names what is counted
+            ///   - members: The members of the counters that count distinct values (a category, a spice level, a roast's id, a
+            public init(
+                app: Components.Schemas.AppID,
+                exportedAt: Components.Schemas.Timestamp,
+                profile: Components.Schemas.GamificationProfile,
+                checkIns: Components.Schemas.GamificationExport.CheckInsPayload,
+                counters: Components.Schemas.GamificationExport.CountersPayload,
+                members: Components.Schemas.GamificationExport.MembersPayload
+            ) {
+                self.app = app
+                self.exportedAt = exportedAt
+                self.profile = profile
+                self.checkIns = checkIns
+                self.counters = counters
+                self.members = members
+            }
+            public enum CodingKeys: String, CodingKey {
+                case app
+                case exportedAt
+                case profile
+                case checkIns
+                case counters
+                case members
             }
         }
         /// - Remark: Generated from `#/components/schemas/PublicJWKS`.

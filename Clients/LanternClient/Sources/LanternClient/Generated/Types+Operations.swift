@@ -14214,7 +14214,7 @@ public enum Operations {
     ///   `artisanal` is then `true`.
     /// * **Premium Roast.** A premium category (`premium: true` in `GET /v1/roasts/catalogue`) is 403
     ///   `premium_locked` (field `category`) until the user has the `premium_roasts` reward (a 7-day streak, from
-    ///   gamification's `reward.granted`), also as the category of a collection's scenario.
+    ///   gamification's `reward.unlocked`), also as the category of a collection's scenario.
     /// * **Retries.** A call with the `Idempotency-Key` of an earlier roast and the same order (`category`,
     ///   `spice`, `mood`, `language`, and `collection` with the scenario it comes to; `timeZone` is not compared)
     ///   gets that roast again (200), as it is now (with its favourite and reaction); nothing is written or
@@ -17315,7 +17315,7 @@ public enum Operations {
     /// * **No metadata:** the file is pixels only — its chunks are `IHDR`, `bKGD` (the default background colour,
     ///   a rendering hint), `IDAT` and `IEND`: no text, time, EXIF or physical-size chunk.
     /// * **Premium templates** (`premium: true`: `neon` and `gold`) are 403 `premium_locked` (field `template`)
-    ///   until the user has the `premium_roasts` reward (a 7-day streak, from gamification's `reward.granted`), as
+    ///   until the user has the `premium_roasts` reward (a 7-day streak, from gamification's `reward.unlocked`), as
     ///   the Premium Roast is.
     /// * **Drawn once:** the first request draws the card (off the event loops) and content keeps it, by roast,
     ///   template, format and drawing version; every later request gets the same bytes. A user's cards are erased
@@ -19626,6 +19626,2582 @@ public enum Operations {
             /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
             ///
             /// - Remark: Generated from `#/paths//v1/widgets/roastmelater/settings/put(saveRoastMeLaterWidgetSettings)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Count today toward the streak
+    ///
+    /// Records that the user opened the app and answers the streak as the app should show it, with the badges and
+    /// rewards this check-in earned. Send one each time the app comes to the foreground (only the first of a local
+    /// day counts; the others are harmless). User tokens of an app with a gamification catalogue (RoastMeLater
+    /// today). Checked in this order: token (401), an app with a catalogue and a user token (403),
+    /// `Idempotency-Key` (422), `language` (422), the body (415, 400, 422 naming each invalid field), the window of
+    /// `occurredAt` (422 `check_in_out_of_window`), a retry (200 with the answer given then).
+    ///
+    /// * **Local calendar days.** The streak counts calendar days in the zone each check-in was made in
+    ///   (`timeZone`), never periods of 24 hours: 23:50 one evening and 00:10 the next morning are two days in a
+    ///   row, 00:10 and 23:50 the same day are one. `localDate` in the answer is the day this check-in is about,
+    ///   the day of `occurredAt` in `timeZone`: show it as it is; the app never recomputes it from its own clock or
+    ///   zone.
+    /// * **Travel.** A later day continues the streak when it is the next calendar day, or when the check-in's
+    ///   instant is still no later than the next day in the zone of the previous check-in: a flight east (Los
+    ///   Angeles → Hanoi) skips a date in the new zone, but no day was missed. A flight west that lands on a day
+    ///   already counted counts nothing, and never takes the streak back.
+    /// * **Once a day, whatever the devices.** A check-in for a day already counted answers `counted: false`,
+    ///   `outcome: alreadyCounted`. Two devices checking in at the same moment are decided one after the other on
+    ///   the streak's version: one counts the day, the other is `alreadyCounted`. Two check-ins never add two days.
+    /// * **Late check-ins.** An app that was offline keeps the check-in and sends it when it is back online, with
+    ///   the original `occurredAt` and `timeZone`: accepted up to 72 hours in the past (`late: true` when it arrives
+    ///   more than 15 minutes after `occurredAt`). A late day right before the current run (or right after the run
+    ///   before it) fills the gap (`outcome: filled`): when it was the one missing day, the two runs become one
+    ///   streak again. A day in the middle of a longer gap, or before the streak, counts nothing. More than 72
+    ///   hours ago, or more than 5 minutes ahead of the server's clock (a device whose clock is wrong), is 422
+    ///   `check_in_out_of_window` naming `occurredAt`.
+    /// * **The streak freeze.** When a check-in restarts a streak after losing one of 7 days or more,
+    ///   `streak.freeze.offered` is `true` and `streak.freeze.restores` says how many days the freeze would bring
+    ///   back: offer it to the user; `POST /v1/gamification/streak/freeze` uses it. Each account has one freeze,
+    ///   for ever; the offer lasts until the streak breaks again.
+    /// * **Badges and rewards.** `badgesEarned` and `rewardsUnlocked` are the streak milestones this check-in
+    ///   reached (RoastMeLater: 3, 7 and 30 days; the 7-day `premium_roasts` reward unlocks the Premium Roast, the
+    ///   30-day `roast_master` the Roast Master title and flame): play the celebration. Each is earned once in the
+    ///   account's life. They also come as `badge_earned` / `reward_unlocked` frames on the real-time socket and as
+    ///   pushes. Badges for what the user does in the app (roasts written, shared, favourited, categories and spice
+    ///   levels tried, collections completed) never come in this answer: gamification counts content's events in
+    ///   the background and announces those by frame and push only; `GET /v1/gamification/profile` shows them all.
+    /// * **Reminders.** Each check-in plans the streak reminder: a push at 22:00 local time on the day the streak is
+    ///   at risk (the day after the last counted one), in the zone of the latest check-in; see
+    ///   `GET /v1/gamification/reminders`.
+    /// * **Retries.** `Idempotency-Key` is required: a new key (a UUID) for each app open, the same key when that
+    ///   open is sent again (a timeout, an offline queue). A key already used gets the answer given then (200),
+    ///   whatever the body, and nothing counts again; its badges and rewards are listed again, so celebrate each
+    ///   badge `id` (and `subject`) once. Keys are kept 8 days.
+    /// * `streak.today` and `streak.timeZone` are the user's day now in the zone of the latest check-in (a late
+    ///   check-in made elsewhere does not move it); names and descriptions are in `language`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/gamification/check-ins`.
+    /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)`.
+    public enum CheckIn {
+        public static let id: Swift.String = "checkIn"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/gamification/check-ins/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/GamificationLanguage`.
+                @frozen public enum GamificationLanguage: String, Codable, Hashable, Sendable, CaseIterable {
+                    case en = "en"
+                    case vi = "vi"
+                }
+                /// The language of the badges' and rewards' names, descriptions and titles: one of the app's catalogue
+                /// (RoastMeLater: `en` or `vi`). Without it, the first language of `Accept-Language` the catalogue has (`vi-VN`
+                /// → `vi`), else `en`. Another value is 422 `validation_failed` naming `language`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/gamification/check-ins/POST/query/language`.
+                public var language: Components.Parameters.GamificationLanguage?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - language: The language of the badges' and rewards' names, descriptions and titles: one of the app's catalogue
+                public init(language: Components.Parameters.GamificationLanguage? = nil) {
+                    self.language = language
+                }
+            }
+            public var query: Operations.CheckIn.Input.Query
+            /// - Remark: Generated from `#/paths/v1/gamification/check-ins/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// One app open: 1–128 visible ASCII characters (a UUID is ideal), a new key per open, the same key when
+                /// retrying it. Scoped to the user and the app; kept 8 days. Missing, or not 1–128 visible ASCII characters,
+                /// is 422 naming `Idempotency-Key`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/gamification/check-ins/POST/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CheckIn.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - idempotencyKey: One app open: 1–128 visible ASCII characters (a UUID is ideal), a new key per open, the same key when
+                ///   - accept:
+                public init(
+                    idempotencyKey: Swift.String,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CheckIn.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.CheckIn.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/gamification/check-ins/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/check-ins/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.GamificationCheckIn)
+            }
+            public var body: Operations.CheckIn.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            public init(
+                query: Operations.CheckIn.Input.Query = .init(),
+                headers: Operations.CheckIn.Input.Headers,
+                body: Operations.CheckIn.Input.Body
+            ) {
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/check-ins/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/check-ins/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.GamificationCheckInResult)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.GamificationCheckInResult {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CheckIn.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.CheckIn.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The check-in's answer, or for a retry (the same `Idempotency-Key`) the answer given then; `counted` says
+            /// whether this check-in added a day.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.CheckIn.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.CheckIn.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `malformed_json` (empty body, not JSON, or not a JSON object) or, from the gateway, `invalid_path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `gamification_not_available` (streaks and badges are not part of the token's app: only apps with a
+            /// gamification catalogue have them, RoastMeLater today) or `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.GamificationNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.GamificationNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB (identity, astrology, content) or `GATEWAY_MAX_BODY_BYTES` (gateway).
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the `Content-Type` is not JSON.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/check-ins/POST/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/check-ins/POST/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CheckIn.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.CheckIn.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed`: `Idempotency-Key` (missing, or not 1–128 visible ASCII characters), then `language`
+            /// (not `en` or `vi`), then the body: `timeZone` (missing, or not an IANA time zone), `occurredAt` (not an
+            /// RFC 3339 timestamp). `check_in_out_of_window` (field `occurredAt`): more than 72 hours ago, or more than 5
+            /// minutes ahead of the server's clock; nothing was counted (a check-in that old cannot count; check the
+            /// device's clock if it is ahead).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.CheckIn.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.CheckIn.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`GAMIFICATION_URL` is not configured), `upstream_unavailable` (gamification is not
+            /// reachable), `keys_unavailable` (the gateway or gamification could not load identity's key set and has none
+            /// cached) or `database_unavailable` (gamification's PostgreSQL is unavailable for a moment; `Retry-After: 5`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.GamificationUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.GamificationUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/check-ins/post(checkIn)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Use the streak freeze
+    ///
+    /// Restores the streak the user lost: the lost run of 7 days or more and the current one become one streak
+    /// (`restoredDays` is the lost run's length, added to `current`). The days missed in between do not count as
+    /// active days (`totalDays` does not change). Each account has one freeze, for ever: offer it when
+    /// `streak.freeze.offered` is `true` (in the answer of a check-in or in the profile), with `streak.freeze.restores`
+    /// days. No body. User tokens of an app with a gamification catalogue.
+    ///
+    /// * **When.** The offer appears with the check-in that restarts the streak after the loss and lasts until the
+    ///   streak breaks again (then the newer lost run, if 7 days or more, is on offer instead, while the freeze is
+    ///   unused).
+    /// * **Once.** Two devices using it at the same moment restore the streak once: the other gets 409
+    ///   `freeze_used`.
+    /// * **Milestones.** A restored streak counts like any other: when it reaches 7 or 30 days, the badges and
+    ///   rewards come as `badge_earned` / `reward_unlocked` frames and pushes (not in this answer) and in the
+    ///   profile.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/gamification/streak/freeze`.
+    /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)`.
+    public enum UseStreakFreeze {
+        public static let id: Swift.String = "useStreakFreeze"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/gamification/streak/freeze/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UseStreakFreeze.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UseStreakFreeze.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.UseStreakFreeze.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.UseStreakFreeze.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/streak/freeze/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/streak/freeze/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.GamificationFreezeResult)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.GamificationFreezeResult {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.UseStreakFreeze.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.UseStreakFreeze.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The streak restored; `streak.freeze.used` is now `true`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.UseStreakFreeze.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.UseStreakFreeze.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `gamification_not_available` (streaks and badges are not part of the token's app: only apps with a
+            /// gamification catalogue have them, RoastMeLater today) or `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.GamificationNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.GamificationNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/streak/freeze/POST/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/streak/freeze/POST/responses/409/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.UseStreakFreeze.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.UseStreakFreeze.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// Nothing was restored. `freeze_used`: the account's one freeze was used already. `freeze_not_offered`: no
+            /// freeze is on offer (no streak of 7 days or more was lost since the last one, or none ever).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.UseStreakFreeze.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.UseStreakFreeze.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`GAMIFICATION_URL` is not configured), `upstream_unavailable` (gamification is not
+            /// reachable), `keys_unavailable` (the gateway or gamification could not load identity's key set and has none
+            /// cached) or `database_unavailable` (gamification's PostgreSQL is unavailable for a moment; `Retry-After: 5`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.GamificationUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.GamificationUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/streak/freeze/post(useStreakFreeze)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Streak, badges, rewards and title, for the profile screen
+    ///
+    /// Everything the profile screen shows, in one call: the streak as of the user's day (with the freeze offer),
+    /// every badge of the app's catalogue, earned or not, with its progress, every reward, the title and flame,
+    /// and the reminder plan. User tokens of an app with a gamification catalogue. Checked in this order: token
+    /// (401), an app with a catalogue and a user token (403), `timeZone` (422), `language` (422).
+    ///
+    /// * **Badges.** In the catalogue's order, each once: earned (`earned: true`, `earnedAt`, `progress` 1) or
+    ///   locked, with `progress` from 0 to 1 toward its target (a locked badge's bar). A badge is earned once and
+    ///   stays earned. The exception is `collection_complete`, earned once per collection: it is listed once per
+    ///   collection the user has started, with the collection's id as `subject` and the share of its scenarios
+    ///   roasted as `progress` (once, without `subject` and at 0, while no collection is started).
+    /// * **Rewards** and their `progress` toward the streak they need (the longest streak counts, so a streak
+    ///   restored by the freeze does too). `title` and `flame` at the top level are what the profile shows: the
+    ///   title and the special flame of the `roast_master` reward (30 days) once it is unlocked.
+    /// * **The day.** `streak.today`, `current` and `atRisk` are as of the user's day in `timeZone` (the device's
+    ///   zone: send it), else in the zone of the latest check-in, else UTC. `current` is 0 once a whole day was
+    ///   missed.
+    /// * **Caching.** An `ETag` and `Cache-Control: private, no-cache`; `If-None-Match` with that `ETag` gets 304
+    ///   while the answer is unchanged (it changes with a check-in, a badge, the language and the day).
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/gamification/profile`.
+    /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)`.
+    public enum GetGamificationProfile {
+        public static let id: Swift.String = "getGamificationProfile"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/GamificationLanguage`.
+                @frozen public enum GamificationLanguage: String, Codable, Hashable, Sendable, CaseIterable {
+                    case en = "en"
+                    case vi = "vi"
+                }
+                /// The language of the badges' and rewards' names, descriptions and titles: one of the app's catalogue
+                /// (RoastMeLater: `en` or `vi`). Without it, the first language of `Accept-Language` the catalogue has (`vi-VN`
+                /// → `vi`), else `en`. Another value is 422 `validation_failed` naming `language`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/query/language`.
+                public var language: Components.Parameters.GamificationLanguage?
+                /// The device's IANA time zone: the streak is shown as of the user's day in it. Nothing is saved (a check-in
+                /// or `PUT /v1/gamification/reminders` moves the user's zone). Not an IANA time zone is 422 naming
+                /// `timeZone`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/query/timeZone`.
+                public var timeZone: Components.Schemas.TimeZone?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - language: The language of the badges' and rewards' names, descriptions and titles: one of the app's catalogue
+                ///   - timeZone: The device's IANA time zone: the streak is shown as of the user's day in it. Nothing is saved (a check-in
+                public init(
+                    language: Components.Parameters.GamificationLanguage? = nil,
+                    timeZone: Components.Schemas.TimeZone? = nil
+                ) {
+                    self.language = language
+                    self.timeZone = timeZone
+                }
+            }
+            public var query: Operations.GetGamificationProfile.Input.Query
+            /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// An `ETag` received earlier (a comma-separated list, `W/` prefixes and `*` are accepted).
+                ///
+                /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/header/If-None-Match`.
+                public var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGamificationProfile.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - ifNoneMatch: An `ETag` received earlier (a comma-separated list, `W/` prefixes and `*` are accepted).
+                ///   - accept:
+                public init(
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGamificationProfile.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetGamificationProfile.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.GetGamificationProfile.Input.Query = .init(),
+                headers: Operations.GetGamificationProfile.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// `"<first 32 hex digits of SHA-256 of the JSON body>"`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/responses/200/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// `private, no-cache`
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/responses/200/headers/Cache-Control`.
+                    public var cacheControl: Components.Headers.PrivateNoCache?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: `"<first 32 hex digits of SHA-256 of the JSON body>"`.
+                    ///   - cacheControl: `private, no-cache`
+                    public init(
+                        eTag: Swift.String? = nil,
+                        cacheControl: Components.Headers.PrivateNoCache? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetGamificationProfile.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.GamificationProfile)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.GamificationProfile {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetGamificationProfile.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.GetGamificationProfile.Output.Ok.Headers = .init(),
+                    body: Operations.GetGamificationProfile.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The profile.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetGamificationProfile.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetGamificationProfile.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The profile's `ETag`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/responses/304/headers/ETag`.
+                    public var eTag: Swift.String?
+                    /// `private, no-cache`
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/responses/304/headers/Cache-Control`.
+                    public var cacheControl: Components.Headers.PrivateNoCache?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: The profile's `ETag`.
+                    ///   - cacheControl: `private, no-cache`
+                    public init(
+                        eTag: Swift.String? = nil,
+                        cacheControl: Components.Headers.PrivateNoCache? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetGamificationProfile.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetGamificationProfile.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// `If-None-Match` matches the current `ETag`. No body; same `ETag` and `Cache-Control`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetGamificationProfile.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetGamificationProfile.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `gamification_not_available` (streaks and badges are not part of the token's app: only apps with a
+            /// gamification catalogue have them, RoastMeLater today) or `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.GamificationNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.GamificationNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/profile/GET/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetGamificationProfile.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetGamificationProfile.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed`: `timeZone` (not an IANA time zone), else `language` (not `en` or `vi`).
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.GetGamificationProfile.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.GetGamificationProfile.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`GAMIFICATION_URL` is not configured), `upstream_unavailable` (gamification is not
+            /// reachable), `keys_unavailable` (the gateway or gamification could not load identity's key set and has none
+            /// cached) or `database_unavailable` (gamification's PostgreSQL is unavailable for a moment; `Retry-After: 5`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.GamificationUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.GamificationUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/profile/get(getGamificationProfile)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The streak reminder's settings and next time
+    ///
+    /// Whether streak reminders are on, the zone they follow and when the next one is due. On by default, in the
+    /// zone of the latest check-in (UTC before any). User tokens of an app with a gamification catalogue.
+    ///
+    /// * **When.** One push at 22:00 local time on the day the streak is at risk: the day after the last counted
+    ///   one, two hours before the midnight that would break it, in the user's zone now. A check-in before then
+    ///   moves it to the next day; once sent (or with no streak, or reminders off) `nextAt` is absent until the next
+    ///   check-in or `PUT`. The push (`roastmelater.streak_reminder` for RoastMeLater) lives until that midnight, and a
+    ///   reminder the service could not send before it is dropped.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/gamification/reminders`.
+    /// - Remark: Generated from `#/paths//v1/gamification/reminders/get(getStreakReminders)`.
+    public enum GetStreakReminders {
+        public static let id: Swift.String = "getStreakReminders"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/gamification/reminders/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetStreakReminders.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetStreakReminders.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetStreakReminders.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.GetStreakReminders.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/reminders/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/reminders/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.GamificationReminders)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.GamificationReminders {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetStreakReminders.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetStreakReminders.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The reminder settings.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/get(getStreakReminders)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetStreakReminders.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetStreakReminders.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/get(getStreakReminders)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/get(getStreakReminders)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `gamification_not_available` (streaks and badges are not part of the token's app: only apps with a
+            /// gamification catalogue have them, RoastMeLater today) or `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/get(getStreakReminders)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.GamificationNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.GamificationNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/get(getStreakReminders)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/get(getStreakReminders)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/get(getStreakReminders)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`GAMIFICATION_URL` is not configured), `upstream_unavailable` (gamification is not
+            /// reachable), `keys_unavailable` (the gateway or gamification could not load identity's key set and has none
+            /// cached) or `database_unavailable` (gamification's PostgreSQL is unavailable for a moment; `Retry-After: 5`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/get(getStreakReminders)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.GamificationUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.GamificationUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/get(getStreakReminders)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Turn streak reminders on or off, or move them to another zone
+    ///
+    /// Saves whether streak reminders are sent and, with `timeZone`, the zone they follow; answers the settings and
+    /// the reminder now planned. User tokens of an app with a gamification catalogue. Checked in this order: token
+    /// (401), an app with a catalogue and a user token (403), the body (415, 400, 422 naming each invalid field).
+    ///
+    /// * **Off** (`enabled: false`) cancels the planned reminder; on again plans it from the streak.
+    /// * **`timeZone`** moves the reminder (and the zone of the profile's day when it is asked without `timeZone`)
+    ///   for a user who travelled without opening the app; the next check-in moves it to its own zone anyway. Left
+    ///   out, the zone stays. Counting days is not affected: each check-in counts in its own zone.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/gamification/reminders`.
+    /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)`.
+    public enum SaveStreakReminders {
+        public static let id: Swift.String = "saveStreakReminders"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/gamification/reminders/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SaveStreakReminders.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SaveStreakReminders.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SaveStreakReminders.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/gamification/reminders/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/reminders/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.GamificationRemindersRequest)
+            }
+            public var body: Operations.SaveStreakReminders.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.SaveStreakReminders.Input.Headers = .init(),
+                body: Operations.SaveStreakReminders.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/reminders/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/reminders/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.GamificationReminders)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.GamificationReminders {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SaveStreakReminders.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SaveStreakReminders.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The settings saved, with the reminder now planned.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SaveStreakReminders.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SaveStreakReminders.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `malformed_json` (empty body, not JSON, or not a JSON object) or, from the gateway, `invalid_path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `gamification_not_available` (streaks and badges are not part of the token's app: only apps with a
+            /// gamification catalogue have them, RoastMeLater today) or `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.GamificationNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.GamificationNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `payload_too_large`: the body is over 64 KiB (identity, astrology, content) or `GATEWAY_MAX_BODY_BYTES` (gateway).
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unsupported_media_type`: the `Content-Type` is not JSON.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/reminders/PUT/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/reminders/PUT/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SaveStreakReminders.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SaveStreakReminders.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed`: every invalid field is listed in `errors` — `enabled` (missing, or not `true` or
+            /// `false`), `timeZone` (not an IANA time zone).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.SaveStreakReminders.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.SaveStreakReminders.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`GAMIFICATION_URL` is not configured), `upstream_unavailable` (gamification is not
+            /// reachable), `keys_unavailable` (the gateway or gamification could not load identity's key set and has none
+            /// cached) or `database_unavailable` (gamification's PostgreSQL is unavailable for a moment; `Retry-After: 5`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.GamificationUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.GamificationUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/reminders/put(saveStreakReminders)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.GatewayTimeout)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            public var gatewayTimeout: Components.Responses.GatewayTimeout {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Everything gamification keeps about the user, as one file
+    ///
+    /// The caller's data in gamification for this app, as a JSON file to keep (`Content-Disposition: attachment`):
+    /// the profile (as `GET /v1/gamification/profile` answers it, in the zone of the latest check-in), the
+    /// check-ins still kept (8 days, with their `Idempotency-Key`), the counters behind the badges and the members
+    /// of their sets (the categories, spice levels, roasts and scenarios counted). User tokens of an app with a
+    /// gamification catalogue; `language` (422) as for the profile.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/gamification/export`.
+    /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)`.
+    public enum ExportGamification {
+        public static let id: Swift.String = "exportGamification"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/gamification/export/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/GamificationLanguage`.
+                @frozen public enum GamificationLanguage: String, Codable, Hashable, Sendable, CaseIterable {
+                    case en = "en"
+                    case vi = "vi"
+                }
+                /// The language of the badges' and rewards' names, descriptions and titles: one of the app's catalogue
+                /// (RoastMeLater: `en` or `vi`). Without it, the first language of `Accept-Language` the catalogue has (`vi-VN`
+                /// → `vi`), else `en`. Another value is 422 `validation_failed` naming `language`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/gamification/export/GET/query/language`.
+                public var language: Components.Parameters.GamificationLanguage?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - language: The language of the badges' and rewards' names, descriptions and titles: one of the app's catalogue
+                public init(language: Components.Parameters.GamificationLanguage? = nil) {
+                    self.language = language
+                }
+            }
+            public var query: Operations.ExportGamification.Input.Query
+            /// - Remark: Generated from `#/paths/v1/gamification/export/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportGamification.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportGamification.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ExportGamification.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.ExportGamification.Input.Query = .init(),
+                headers: Operations.ExportGamification.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/export/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// `attachment; filename="<app>-gamification.json"` (`roastmelater-gamification.json`).
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/gamification/export/GET/responses/200/headers/Content-Disposition`.
+                    public var contentDisposition: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - contentDisposition: `attachment; filename="<app>-gamification.json"` (`roastmelater-gamification.json`).
+                    public init(contentDisposition: Swift.String? = nil) {
+                        self.contentDisposition = contentDisposition
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ExportGamification.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/gamification/export/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/export/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.GamificationExport)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.GamificationExport {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ExportGamification.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.ExportGamification.Output.Ok.Headers = .init(),
+                    body: Operations.ExportGamification.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The export.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ExportGamification.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ExportGamification.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid_path` (gateway): the path has a `.` or `..` segment, a backslash, or a percent-encoded `/`, `\`, `.` or control character.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.InvalidPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The access token is missing or not valid: `missing_token`, `invalid_token` (wrong scheme, algorithm,
+            /// signature, issuer or audience, or issued in the future), `malformed_token` (not a well-formed JWT),
+            /// `token_expired`, `unknown_key`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `gamification_not_available` (streaks and badges are not part of the token's app: only apps with a
+            /// gamification catalogue have them, RoastMeLater today) or `forbidden` (the token's `sub` is not a user id).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.GamificationNotAvailable)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.GamificationNotAvailable {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct UnprocessableContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/gamification/export/GET/responses/422/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/gamification/export/GET/responses/422/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ExportGamification.Output.UnprocessableContent.Body
+                /// Creates a new `UnprocessableContent`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ExportGamification.Output.UnprocessableContent.Body) {
+                    self.body = body
+                }
+            }
+            /// `validation_failed` (field `language`): not `en` or `vi`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Operations.ExportGamification.Output.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Operations.ExportGamification.Output.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `rate_limited`: too many requests in the current 60-second window.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.RateLimited)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.RateLimited {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `internal_error`: a fault on the server's side. Nothing about it is disclosed; `detail` is
+            /// `Something went wrong on our side (request <X-Request-Id>).`
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            public var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `bad_gateway`: the upstream service gave no usable answer.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)/responses/502`.
+            ///
+            /// HTTP response code: `502 badGateway`.
+            case badGateway(Components.Responses.BadGateway)
+            /// The associated value of the enum case if `self` is `.badGateway`.
+            ///
+            /// - Throws: An error if `self` is not `.badGateway`.
+            /// - SeeAlso: `.badGateway`.
+            public var badGateway: Components.Responses.BadGateway {
+                get throws {
+                    switch self {
+                    case let .badGateway(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badGateway",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `service_unavailable` (`GAMIFICATION_URL` is not configured), `upstream_unavailable` (gamification is not
+            /// reachable), `keys_unavailable` (the gateway or gamification could not load identity's key set and has none
+            /// cached) or `database_unavailable` (gamification's PostgreSQL is unavailable for a moment; `Retry-After: 5`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.GamificationUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.GamificationUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `upstream_timeout`: the upstream service did not answer within `UPSTREAM_TIMEOUT`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/gamification/export/get(exportGamification)/responses/504`.
             ///
             /// HTTP response code: `504 gatewayTimeout`.
             case gatewayTimeout(Components.Responses.GatewayTimeout)

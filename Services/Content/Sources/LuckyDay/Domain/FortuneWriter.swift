@@ -1,5 +1,6 @@
 import ContentKit
 import Foundation
+import LanternCore
 import LanternLLM
 
 /// A fortune ready to be revealed.

@@ -1,5 +1,6 @@
 import ContentKit
 import Foundation
+import LanternCore
 
 /// What a fortune may say about a day (`LocalDay`, ContentKit): the element of the day's pillar in the
 /// sexagenary cycle (Four Pillars).

@@ -1,5 +1,6 @@
 import ContentKit
 import Foundation
+import LanternCore
 import LanternContracts
 import LanternEvents
 import Logging

@@ -13,7 +13,7 @@ protocol RoastRecords: Sendable {
     func stats(of user: UUID) async throws -> RoastStats
     /// Every roast of the user, oldest first (the export).
     func all(of user: UUID) async throws -> [Roast]
-    /// Whether gamification granted the user `reward` (content's copy of `reward.granted`).
+    /// Whether gamification granted the user `reward` (content's copy of `reward.unlocked`).
     func hasReward(_ reward: String, user: UUID) async throws -> Bool
     /// Keeps the roast and announces it (`roast.generated`) in one transaction; when another call with the same key
     /// won the race, its roast instead.

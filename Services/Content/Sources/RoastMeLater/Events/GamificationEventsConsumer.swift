@@ -6,7 +6,7 @@ import LanternEvents
 import Logging
 import PostgresNIO
 
-/// content's copy of what gamification tells about RoastMeLater users: `reward.granted` of `premium_roasts` unlocks the
+/// content's copy of what gamification tells about RoastMeLater users: `reward.unlocked` of `premium_roasts` unlocks the
 /// Premium Roast category (REQ-STR-008); `streak.changed` is the streak the large widget shows. Once per event
 /// (`content.gamification`).
 struct GamificationEventsConsumer: Sendable {
@@ -18,11 +18,11 @@ struct GamificationEventsConsumer: Sendable {
 
     var consumer: ContentConsumer {
         var handlers = EventHandlers()
-        handlers.on(GamificationEvents.RewardGranted.self) { granted, event in
+        handlers.on(GamificationEvents.RewardUnlocked.self) { granted, event in
             guard granted.app == .roastmelater else { return }
             let user = try UndecodablePayload.uuid(granted.userId, field: "userId")
             try await processed.once(event.id, client: postgres, logger: logger) { connection in
-                try await store.grant(granted.reward, user: user, at: granted.grantedAt, on: connection)
+                try await store.grant(granted.reward, user: user, at: granted.unlockedAt, on: connection)
             }
         }
         handlers.on(GamificationEvents.StreakChanged.self) { streak, event in

@@ -200,7 +200,7 @@ struct RoastStore: RoastRecords {
         return roast
     }
 
-    /// `reward.granted`: keeps the unlock (a reward once granted stays).
+    /// `reward.unlocked`: keeps the unlock (a reward once granted stays).
     func grant(_ reward: String, user: UUID, at date: Date, on connection: PostgresConnection) async throws {
         try await connection.query("""
             INSERT INTO content.roast_rewards (user_id, reward, granted_at) VALUES (\(user), \(reward), \(date))

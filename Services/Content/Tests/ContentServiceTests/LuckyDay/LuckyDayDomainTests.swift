@@ -1,6 +1,7 @@
 @testable import LuckyDayContent
 import ContentKit
 import Foundation
+import LanternCore
 import LanternLLM
 import Testing
 

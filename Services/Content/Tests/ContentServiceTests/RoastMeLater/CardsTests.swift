@@ -65,7 +65,7 @@ struct CardsTests {
             let roast = try await h.roasted(user, #"{"category":"meetings","spice":4,"language":"vi"}"#)
             #expect(roast.text == vietnamese)
             // The reward that unlocks the premium templates.
-            let granted = GamificationEvents.RewardGranted(userId: user.lowercased, app: .roastmelater, reward: "premium_roasts", grantedAt: h.time.now)
+            let granted = GamificationEvents.RewardUnlocked(userId: user.lowercased, app: .roastmelater, reward: "premium_roasts", unlockedAt: h.time.now)
             let locked = try await h.request(.get, "/v1/roasts/\(roast.id)/card?template=neon", as: user, app: .roastmelater)
             #expect(try locked.status == .forbidden && locked.decode(ProblemBody.self).code == "premium_locked")
             try await EventPublisher(redis: h.redis).publish(try EventEnvelope(granted, producer: "gamification", subject: granted.userId, occurredAt: h.time.now),

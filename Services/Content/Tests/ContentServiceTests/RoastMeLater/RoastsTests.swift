@@ -169,9 +169,9 @@ struct RoastsTests {
             #expect(locked.categories.filter { !$0.premium }.allSatisfy { $0.unlocked })
 
             // Another app's reward and a reward for someone else unlock nothing.
-            let granted = GamificationEvents.RewardGranted(userId: user.lowercased, app: .roastmelater, reward: "premium_roasts", grantedAt: h.time.now)
-            for payload in [GamificationEvents.RewardGranted(userId: user.lowercased, app: .symbi, reward: "premium_roasts", grantedAt: h.time.now),
-                            GamificationEvents.RewardGranted(userId: UUID().lowercased, app: .roastmelater, reward: "premium_roasts", grantedAt: h.time.now),
+            let granted = GamificationEvents.RewardUnlocked(userId: user.lowercased, app: .roastmelater, reward: "premium_roasts", unlockedAt: h.time.now)
+            for payload in [GamificationEvents.RewardUnlocked(userId: user.lowercased, app: .symbi, reward: "premium_roasts", unlockedAt: h.time.now),
+                            GamificationEvents.RewardUnlocked(userId: UUID().lowercased, app: .roastmelater, reward: "premium_roasts", unlockedAt: h.time.now),
                             granted] {
                 let event = try EventEnvelope(payload, producer: "gamification", subject: payload.userId, occurredAt: h.time.now)
                 try await EventPublisher(redis: h.redis).publish(event, to: h.streams.events("gamification"))

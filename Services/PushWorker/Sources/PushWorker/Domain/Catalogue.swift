@@ -59,7 +59,8 @@ public struct Catalogue: Sendable {
     public func render(_ key: String, args: [String: String], locale: String?) throws -> Message {
         let language = language(for: locale)
         guard let message = languages[language]?[key] ?? languages[Self.defaultLanguage]?[key] else { throw RenderError.unknownKey(key) }
-        return Message(title: try Self.fill(message.title, args, key: key), body: try Self.fill(message.body, args, key: key))
+        return Message(title: try Self.fill(message.title, args, key: key, language: language),
+                       body: try Self.fill(message.body, args, key: key, language: language))
     }
 
     /// Placeholder names used by a text, in order.
@@ -73,10 +74,12 @@ public struct Catalogue: Sendable {
         return names
     }
 
-    static func fill(_ text: String, _ args: [String: String], key: String) throws -> String {
+    /// An argument may come in several languages (`badge.vi` beside `badge`: a badge's name the producer knows in
+    /// each language); the one of the device's language wins.
+    static func fill(_ text: String, _ args: [String: String], key: String, language: String = defaultLanguage) throws -> String {
         var result = text
         for name in placeholders(in: text) {
-            guard let value = args[name] else { throw RenderError.missingArgument(key: key, argument: name) }
+            guard let value = args["\(name).\(language)"] ?? args[name] else { throw RenderError.missingArgument(key: key, argument: name) }
             result = result.replacingOccurrences(of: "{\(name)}", with: value)
         }
         return result

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A calendar day where the user is (Gregorian): the day a fortune, a roast or a collection's schedule is about.
+/// A calendar day where the user is (Gregorian): the day a fortune, a roast, a streak or a collection's schedule is about.
 /// Written `YYYY-MM-DD`, as PostgreSQL's `date` prints and the API speaks.
 public struct LocalDay: Sendable, Equatable, Hashable, Comparable, CustomStringConvertible {
     public var year: Int
@@ -83,4 +83,21 @@ public struct LocalDay: Sendable, Equatable, Hashable, Comparable, CustomStringC
     }
 
     public static func < (a: LocalDay, b: LocalDay) -> Bool { a.julianDayNumber < b.julianDayNumber }
+}
+
+/// Encoded as the API writes it, `YYYY-MM-DD`.
+extension LocalDay: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let day = LocalDay(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a date YYYY-MM-DD: '\(text)'")
+        }
+        self = day
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
 }

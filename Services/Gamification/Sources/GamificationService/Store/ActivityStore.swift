@@ -1,0 +1,176 @@
+import Foundation
+import LanternContracts
+import LanternCore
+import LanternDatabase
+import LanternEvents
+import Logging
+import PostgresNIO
+
+/// Counters, the sets behind them and the badges they earn (`counters`, `counter_members`, `badges`), the reads of
+/// a user's profile and export, and erasure. A batch of events is one transaction of a fixed number of statements,
+/// however many events and users it holds.
+struct ActivityStore: ActivityRecords, ProfileRecords {
+    let client: PostgresClient
+    let outbox: Outbox
+    let logger: Logger
+    static let consumer = "gamification.activity"
+
+    func apply(_ batch: ActivityBatch, decide: @Sendable ([CounterChange]) -> [BadgeGrant]) async throws -> Int {
+        let earned = try await client.transaction(logger: logger) { connection -> Int in
+            // Once per event id: the ids new to this consumer are the ones to count.
+            let ids = batch.events.map(\.id)
+            var fresh = Set<UUID>()
+            for try await id in try await connection.query("""
+                INSERT INTO gamification.processed_events (consumer, event_id) SELECT \(Self.consumer), unnest(\(ids)::uuid[])
+                ON CONFLICT DO NOTHING RETURNING event_id
+                """, logger: logger).decode(UUID.self) { fresh.insert(id) }
+            // An erased user's events still on their way count for nothing.
+            let users = Array(Set(batch.events.filter { fresh.contains($0.id) }.map(\.user)))
+            var erased = Set<UUID>()
+            if !users.isEmpty {
+                let hashes = users.map { StreakStore.hash($0) }
+                for try await hash in try await connection.query("""
+                    SELECT user_hash FROM gamification.erased_users WHERE user_hash = ANY(\(hashes)::bytea[])
+                    """, logger: logger).decode(ByteBuffer.self) {
+                    if let user = users.first(where: { StreakStore.hash($0) == hash }) { erased.insert(user) }
+                }
+            }
+            let steps = batch.events.filter { fresh.contains($0.id) && !erased.contains($0.user) }.flatMap { batch.steps[$0.id] ?? [] }
+            guard !steps.isEmpty else { return 0 }
+
+            // Sets first: a member counts only when it is new.
+            let sets = steps.filter { $0.member != nil }
+            var added = Set<CounterStep.Key>()
+            if !sets.isEmpty {
+                let rows = try await connection.query("""
+                    INSERT INTO gamification.counter_members (user_id, app, metric, subject, member)
+                    SELECT * FROM unnest(\(sets.map(\.user))::uuid[], \(sets.map(\.app.rawValue))::text[], \(sets.map(\.metric))::text[],
+                                         \(sets.map(\.subject))::text[], \(sets.map { $0.member ?? "" })::text[])
+                    ON CONFLICT DO NOTHING RETURNING user_id, app, metric, subject, member
+                    """, logger: logger)
+                for try await (user, app, metric, subject, member) in rows.decode((UUID, String, String, String, String).self) {
+                    added.insert(CounterStep.Key(user: user, app: app, metric: metric, subject: subject, member: member))
+                }
+            }
+            var deltas: [CounterStep.Key: (delta: Int, size: Int?)] = [:]
+            for step in steps {
+                if step.member != nil, !added.contains(step.key) { continue }
+                var key = step.key
+                key.member = ""
+                let previous = deltas[key]
+                deltas[key] = ((previous?.delta ?? 0) + 1, [previous?.size, step.size].compactMap { $0 }.max())
+            }
+            guard !deltas.isEmpty else { return 0 }
+            let keys = Array(deltas.keys)
+            let rows = try await connection.query("""
+                INSERT INTO gamification.counters AS c (user_id, app, metric, subject, value, size)
+                SELECT u, a, m, s, v, nullif(z, 0) FROM unnest(\(keys.map(\.user))::uuid[], \(keys.map(\.app))::text[], \(keys.map(\.metric))::text[],
+                                     \(keys.map(\.subject))::text[], \(keys.map { Int64(deltas[$0]?.delta ?? 0) })::bigint[],
+                                     \(keys.map { deltas[$0]?.size ?? 0 })::int[]) AS x(u, a, m, s, v, z)
+                ON CONFLICT (user_id, app, metric, subject) DO UPDATE
+                    SET value = c.value + EXCLUDED.value, size = greatest(c.size, EXCLUDED.size)
+                RETURNING user_id, app, metric, subject, value, size
+                """, logger: logger)
+            var changes: [CounterChange] = []
+            for try await (user, app, metric, subject, value, size) in rows.decode((UUID, String, String, String, Int64, Int?).self) {
+                guard let appID = AppID(rawValue: app) else { continue }
+                let delta = deltas[CounterStep.Key(user: user, app: app, metric: metric, subject: subject, member: "")]?.delta ?? 0
+                changes.append(CounterChange(user: user, app: appID, metric: metric, subject: subject, before: Int(value) - delta, after: Int(value), size: size))
+            }
+            let grants = decide(changes)
+            guard !grants.isEmpty else { return 0 }
+            // Earned once: only the rows that are new announce themselves.
+            let inserted = try await connection.query("""
+                INSERT INTO gamification.badges (user_id, app, badge, subject, earned_at)
+                SELECT * FROM unnest(\(grants.map(\.user))::uuid[], \(grants.map(\.app.rawValue))::text[], \(grants.map(\.badge.badge))::text[],
+                                     \(grants.map(\.badge.subject))::text[], \(grants.map(\.badge.earnedAt))::timestamptz[])
+                ON CONFLICT DO NOTHING RETURNING user_id, app, badge, subject
+                """, logger: logger)
+            var new = Set<String>()
+            for try await (user, app, badge, subject) in inserted.decode((UUID, String, String, String).self) {
+                new.insert("\(user)|\(app)|\(badge)|\(subject)")
+            }
+            var streams: [String] = [], eventIDs: [UUID] = [], payloads: [String] = []
+            for grant in grants where new.contains("\(grant.user)|\(grant.app.rawValue)|\(grant.badge.badge)|\(grant.badge.subject)") {
+                let subject = grant.user.lowercased
+                var rows = [try outbox.prepare(grant.event, subject: subject, at: batch.at), try outbox.prepare(grant.frame, subject: subject, at: batch.at)]
+                if let push = grant.push { rows.append(try outbox.prepare(push, subject: subject, at: batch.at)) }
+                for row in rows { streams.append(row.stream); eventIDs.append(row.eventID); payloads.append(row.payload) }
+            }
+            if !streams.isEmpty {
+                try await connection.query("""
+                    INSERT INTO \(unescaped: outbox.table) (stream, event_id, payload)
+                    SELECT * FROM unnest(\(streams)::text[], \(eventIDs)::uuid[], \(payloads)::text[])
+                    """, logger: logger)
+            }
+            return new.count
+        }
+        if earned > 0 { outbox.committed() }
+        return earned
+    }
+
+    func profile(of user: UUID, app: AppID) async throws -> ProfileData {
+        var data = ProfileData()
+        let rows = try await client.query("""
+            SELECT 's', state::text, '', version, remind_at, zone, reminders FROM gamification.streaks WHERE user_id = \(user) AND app = \(app.rawValue)
+            UNION ALL SELECT 'c', metric, subject, value, NULL, size::text, NULL FROM gamification.counters WHERE user_id = \(user) AND app = \(app.rawValue)
+            UNION ALL SELECT 'b', badge, subject, 0, earned_at, NULL, NULL FROM gamification.badges WHERE user_id = \(user) AND app = \(app.rawValue)
+            UNION ALL SELECT 'r', reward, '', 0, unlocked_at, NULL, NULL FROM gamification.rewards WHERE user_id = \(user) AND app = \(app.rawValue)
+            """, logger: logger)
+        for try await (kind, a, b, number, date, text, flag) in rows.decode((String, String, String, Int64, Date?, String?, Bool?).self) {
+            switch kind {
+            case "s":
+                data.row = StreakRow(state: try StreakStore.decode(StreakState.self, a), version: number, zone: text ?? "UTC",
+                                     reminders: flag ?? true, remindAt: date)
+            case "c":
+                data.counters.append(ProfileData.Counter(metric: a, subject: b, value: Int(number), size: text.flatMap { Int($0) }))
+            case "b":
+                data.badges.append(EarnedBadge(badge: a, subject: b, earnedAt: date ?? .distantPast))
+            default:
+                data.rewards[a] = date ?? .distantPast
+            }
+        }
+        return data
+    }
+
+    func export(of user: UUID, app: AppID) async throws -> ExportData {
+        let profile = try await profile(of: user, app: app)
+        var export = ExportData(profile: profile, checkIns: [], members: [])
+        let rows = try await client.query("""
+            SELECT 'c', idempotency_key, zone, local_date::text, occurred_at, counted FROM gamification.check_ins WHERE user_id = \(user) AND app = \(app.rawValue)
+            UNION ALL SELECT 'm', metric, subject, member, NULL, NULL FROM gamification.counter_members WHERE user_id = \(user) AND app = \(app.rawValue)
+            ORDER BY 1, 5, 2, 3, 4
+            """, logger: logger)
+        for try await (kind, a, b, c, date, counted) in rows.decode((String, String, String, String, Date?, Bool?).self) {
+            if kind == "c" {
+                export.checkIns.append(.init(key: a, zone: b, localDate: c, occurredAt: date ?? .distantPast, counted: counted ?? false))
+            } else {
+                export.members.append(.init(metric: a, subject: b, member: c))
+            }
+        }
+        return export
+    }
+
+    /// Deletes every row of the user in every table, and remembers (by a hash) that they are gone.
+    func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws {
+        for table in ["streaks", "check_ins", "counters", "counter_members", "badges", "rewards"] {
+            try await connection.query("DELETE FROM gamification.\(unescaped: table) WHERE user_id = \(user)", logger: logger)
+        }
+        try await connection.query("""
+            INSERT INTO gamification.erased_users (user_hash, erased_at) VALUES (\(StreakStore.hash(user)), \(date)) ON CONFLICT DO NOTHING
+            """, logger: logger)
+    }
+}
+
+extension CounterStep {
+    /// A counter (member "") or a member of its set.
+    struct Key: Hashable {
+        var user: UUID
+        var app: String
+        var metric: String
+        var subject: String
+        var member: String
+    }
+
+    var key: Key { Key(user: user, app: app.rawValue, metric: metric, subject: subject, member: member ?? "") }
+}

@@ -1,0 +1,151 @@
+import Crypto
+import Foundation
+import LanternContracts
+import LanternCore
+import LanternDatabase
+import LanternEvents
+import Logging
+import PostgresNIO
+
+/// Streaks (`gamification.streaks`), check-ins by key (`check_ins`), and the badges and rewards a streak earns. A
+/// change is one statement: the conditional write of the row, the check-in, the milestones and their events commit
+/// together or not at all (`Outbox.prepare`).
+struct StreakStore: StreakRecords {
+    static let schema = "gamification"
+
+    let client: PostgresClient
+    let outbox: Outbox
+    let logger: Logger
+
+    static let housekeeping: [Housekeeping.Rule] = [
+        // A check-in may be 72 hours late; its key is kept well beyond, then forgotten.
+        Housekeeping.Rule("check_ins", sql: "DELETE FROM gamification.check_ins WHERE created_at < $1", keep: 8 * 86_400),
+        Housekeeping.Rule("erased_users", sql: "DELETE FROM gamification.erased_users WHERE erased_at < $1", keep: 30 * 86_400),
+        Housekeeping.Rule("processed_events", sql: "DELETE FROM gamification.processed_events WHERE processed_at < $1", keep: 14 * 86_400),
+    ]
+
+    func streak(of user: UUID, app: AppID, key: String?) async throws -> (row: StreakRow?, earlier: CheckInResult?, erased: Bool) {
+        let rows = try await client.query("""
+            SELECT s.state::text, s.version, s.zone, s.reminders, s.remind_at, c.result::text,
+                   EXISTS (SELECT 1 FROM gamification.erased_users WHERE user_hash = \(Self.hash(user)))
+            FROM (SELECT 1) AS one
+            LEFT JOIN gamification.streaks s ON s.user_id = \(user) AND s.app = \(app.rawValue)
+            LEFT JOIN gamification.check_ins c ON c.user_id = \(user) AND c.app = \(app.rawValue) AND c.idempotency_key = \(key ?? "")
+            """, logger: logger)
+        for try await (state, version, zone, reminders, remindAt, result, erased) in rows.decode((String?, Int64?, String?, Bool?, Date?, String?, Bool).self) {
+            let row = try state.map { text in
+                StreakRow(state: try Self.decode(StreakState.self, text), version: version ?? 0, zone: zone ?? "UTC", reminders: reminders ?? true,
+                          remindAt: remindAt)
+            }
+            return (row, try result.map { try Self.decode(CheckInResult.self, $0) }, erased)
+        }
+        return (nil, nil, false)
+    }
+
+    func commit(_ change: StreakChange) async throws -> Bool {
+        let state = try Self.encode(change.row.state)
+        let user = change.user, app = change.app.rawValue, at = change.at
+        // Events tagged with what they are about: '' the change itself, `badge:<id>`, `reward:<id>`; a badge's or
+        // reward's only if its row is new.
+        var streams: [String] = [], ids: [UUID] = [], payloads: [String] = [], tags: [String] = []
+        func add(_ row: Outbox.Row, _ tag: String) {
+            streams.append(row.stream); ids.append(row.eventID); payloads.append(row.payload); tags.append(tag)
+        }
+        let subject = user.lowercased
+        if let streak = change.announcements.streak { add(try outbox.prepare(streak, subject: subject, at: at), "") }
+        for (id, (event, frame, push)) in change.announcements.badges {
+            add(try outbox.prepare(event, subject: subject, at: at), "badge:\(id)")
+            add(try outbox.prepare(frame, subject: subject, at: at), "badge:\(id)")
+            if let push { add(try outbox.prepare(push, subject: subject, at: at), "badge:\(id)") }
+        }
+        for (id, (event, frame, push)) in change.announcements.rewards {
+            add(try outbox.prepare(event, subject: subject, at: at), "reward:\(id)")
+            add(try outbox.prepare(frame, subject: subject, at: at), "reward:\(id)")
+            if let push { add(try outbox.prepare(push, subject: subject, at: at), "reward:\(id)") }
+        }
+        let checkIn = change.checkIn
+        let result = try checkIn.map { try Self.encode($0.result) } ?? "{}"
+        let badgeIDs = change.badges.map(\.badge), badgeSubjects = change.badges.map(\.subject)
+        let rows = try await client.query("""
+            WITH s AS (
+                INSERT INTO gamification.streaks AS t (user_id, app, state, version, zone, reminders, remind_at, updated_at)
+                VALUES (\(user), \(app), \(state)::jsonb, \(change.row.version), \(change.row.zone), \(change.row.reminders), \(change.row.remindAt), \(at))
+                ON CONFLICT (user_id, app) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, zone = EXCLUDED.zone,
+                    reminders = EXCLUDED.reminders, remind_at = EXCLUDED.remind_at, updated_at = EXCLUDED.updated_at
+                WHERE t.version = \(change.expectedVersion ?? -1)
+                RETURNING 1
+            ), c AS (
+                INSERT INTO gamification.check_ins (user_id, app, idempotency_key, occurred_at, zone, local_date, counted, result, created_at)
+                SELECT \(user), \(app), \(checkIn?.key ?? ""), \(checkIn?.occurredAt ?? at), \(checkIn?.zone ?? ""),
+                       \(checkIn?.result.localDate.description ?? "1970-01-01")::date, \(checkIn?.result.counted ?? false), \(result)::jsonb, \(at)
+                FROM s WHERE \(checkIn != nil)
+                ON CONFLICT DO NOTHING
+            ), b AS (
+                INSERT INTO gamification.badges (user_id, app, badge, subject, earned_at)
+                SELECT \(user), \(app), x.badge, x.subject, \(at) FROM s, unnest(\(badgeIDs)::text[], \(badgeSubjects)::text[]) AS x(badge, subject)
+                ON CONFLICT DO NOTHING RETURNING badge
+            ), r AS (
+                INSERT INTO gamification.rewards (user_id, app, reward, unlocked_at)
+                SELECT \(user), \(app), x.reward, \(at) FROM s, unnest(\(change.rewards)::text[]) AS x(reward)
+                ON CONFLICT DO NOTHING RETURNING reward
+            ), o AS (
+                INSERT INTO \(unescaped: outbox.table) (stream, event_id, payload)
+                SELECT x.stream, x.event_id, x.payload
+                FROM unnest(\(streams)::text[], \(ids)::uuid[], \(payloads)::text[], \(tags)::text[]) WITH ORDINALITY AS x(stream, event_id, payload, tag, n)
+                WHERE EXISTS (SELECT 1 FROM s)
+                  AND (x.tag = '' OR x.tag IN (SELECT 'badge:' || badge FROM b) OR x.tag IN (SELECT 'reward:' || reward FROM r))
+                ORDER BY x.n
+            )
+            SELECT count(*)::int FROM s
+            """, logger: logger)
+        var written = false
+        for try await count in rows.decode(Int.self) { written = count == 1 }
+        if written, !streams.isEmpty { outbox.committed() }
+        return written
+    }
+
+    /// Sends the reminders that are due (REQ-STR-005): each row's plan is cleared and its push queued in one
+    /// transaction, rows locked with `SKIP LOCKED`, so each reminder goes once across replicas and restarts. A plan
+    /// whose local midnight has passed (the service was down) is dropped unsent: the streak it would have saved is gone.
+    func sendDueReminders(now: Date, limit: Int, push: @Sendable (_ user: UUID, _ app: AppID, _ current: Int) -> PushRequest?) async throws -> Int {
+        let sent = try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                WITH due AS (
+                    SELECT user_id, app, remind_at FROM gamification.streaks WHERE remind_at <= \(now)
+                    ORDER BY remind_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                )
+                UPDATE gamification.streaks s SET remind_at = NULL FROM due
+                WHERE s.user_id = due.user_id AND s.app = due.app
+                RETURNING s.user_id, s.app, (s.state->>'current')::int, due.remind_at
+                """, logger: logger)
+            var due = 0
+            var streams: [String] = [], ids: [UUID] = [], payloads: [String] = []
+            for try await (user, app, current, remindAt) in rows.decode((UUID, String, Int, Date).self) {
+                due += 1
+                guard now < remindAt.addingTimeInterval(Streaks.reminderLead), let app = AppID(rawValue: app),
+                      let request = push(user, app, current) else { continue }
+                let row = try outbox.prepare(request, subject: user.lowercased, at: now)
+                streams.append(row.stream); ids.append(row.eventID); payloads.append(row.payload)
+            }
+            if !streams.isEmpty {
+                try await connection.query("""
+                    INSERT INTO \(unescaped: outbox.table) (stream, event_id, payload)
+                    SELECT * FROM unnest(\(streams)::text[], \(ids)::uuid[], \(payloads)::text[])
+                    """, logger: logger)
+            }
+            return (due, streams.count)
+        }
+        if sent.1 > 0 { outbox.committed() }
+        return sent.0
+    }
+
+    /// How an erased user is remembered: a SHA-256 of the id, not the id.
+    static func hash(_ user: UUID) -> ByteBuffer { ByteBuffer(bytes: Array(SHA256.hash(data: Data(user.lowercased.utf8)))) }
+
+    static func encode(_ value: some Encodable) throws -> String { String(decoding: try JSONEncoder.lantern.encode(value), as: UTF8.self) }
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        do { return try JSONDecoder.lantern.decode(T.self, from: Data(text.utf8)) } catch {
+            throw StoreInconsistency("gamification: a stored \(T.self) does not decode: \(error)")
+        }
+    }
+}
