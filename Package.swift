@@ -336,7 +336,7 @@ let package = Package(
         .executableTarget(
             name: "lantern-bench",
             dependencies: ["AstroSvitlaContent", "RoastMeLaterContent", "LanternAppStore", "LanternContracts", crypto, "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport",
-                           lifecycle, logging, httpClient, nioCore, nioFoundation,
+                           lifecycle, logging, httpClient, nioCore, nioFoundation, postgres,
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            hummingbird, .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],

@@ -11,7 +11,9 @@
 #      model (5 s budget), the local generator and the router's overhead in process, content's idle memory,
 #   8. AstroSvitla: purchase verification, local reports and PDFs in process; its catalogue through the gateway,
 #   9. RoastMeLater: roasts written (local generator) and the large widget read through the gateway, each next to
-#      GET /v1/me of the same run; the local generator and share cards in process.
+#      GET /v1/me of the same run; the local generator and share cards in process,
+#  10. gamification: check-ins (a write) and the profile (a read) through the gateway next to GET /v1/me of the
+#      same run; roast events at 1,000/s (lag, none lost); its idle memory.
 # PostgreSQL pool: 8 connections (≈ 4 × cores); 32 measured worse here (p99 ×7 from backend contention).
 # Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
 source "$(dirname "$0")/lib.sh"
@@ -23,8 +25,8 @@ DURATION="${BENCH_DURATION:-15s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-64}"
 OUT="$STATE/bench/results.txt"
 # BENCH_ONLY=realtime,push runs only those parts (http, instructions, bus, realtime, push, astrology, luckyday,
-# astrosvitla, roastmelater); all by default.
-ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astrosvitla,roastmelater},"
+# astrosvitla, roastmelater, gamification); all by default.
+ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astrosvitla,roastmelater,gamification},"
 part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
@@ -75,12 +77,14 @@ start_content() {
   wait_http http://127.0.0.1:19084/health/ready 60 || die "content did not start"
 }
 start_content env
+HTTP_PORT=18085 "$BIN/gamification" > "$STATE/bench/gamification.log" 2>&1 & PIDS+=($!); GAMIFICATION_PID=$!
+wait_http http://127.0.0.1:19085/health/ready 60 || die "gamification did not start"
 HTTP_PORT=18080 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
 wait_http http://127.0.0.1:19080/health/ready 60 || die "gateway did not start"
 
 sleep 3
 : > "$OUT"
-"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID | tee -a "$OUT"
+"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID gamification=$GAMIFICATION_PID | tee -a "$OUT"
 
 TOKEN=$(curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type: application/json' \
   -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"luckyday\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])')
@@ -166,11 +170,11 @@ TOKEN=$(curl -fsS -X POST http://127.0.0.1:18081/v1/auth/device -H 'Content-Type
 # sigsuspend shim (scripts/bench/sigsuspend-shim.c).
 strip --strip-debug -o "$STATE/bench/gateway-callgrind" "$BIN/gateway"
 clang -shared -fPIC -O2 -o "$STATE/bench/sigsuspend-shim.so" "$ROOT/scripts/bench/sigsuspend-shim.c"
-HTTP_PORT=18085 LD_PRELOAD="$STATE/bench/sigsuspend-shim.so" count_instructions gateway http://127.0.0.1:18085 "$STATE/bench/gateway-callgrind"
+HTTP_PORT=18095 OPS_PORT=19095 LD_PRELOAD="$STATE/bench/sigsuspend-shim.so" count_instructions gateway http://127.0.0.1:18095 "$STATE/bench/gateway-callgrind"
 nginx_conf callgrind "daemon off; master_process off; worker_processes 1;" 1024 18091
 # The floor: a bare Hummingbird server answering /v1/me itself (no token, no upstream).
 strip --strip-debug -o "$STATE/bench/lantern-bench-callgrind" "$BIN/lantern-bench"
-LD_PRELOAD="$STATE/bench/sigsuspend-shim.so" count_instructions hummingbird-floor http://127.0.0.1:18086 "$STATE/bench/lantern-bench-callgrind" hello-server --port 18086
+LD_PRELOAD="$STATE/bench/sigsuspend-shim.so" count_instructions hummingbird-floor http://127.0.0.1:18096 "$STATE/bench/lantern-bench-callgrind" hello-server --port 18096
 count_instructions nginx http://127.0.0.1:18091 "$(command -v nginx || echo /usr/sbin/nginx)" -p "$STATE/bench/nginx" -c "$STATE/bench/nginx/callgrind.conf"
 fi
 
@@ -251,14 +255,17 @@ TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-me-gateway http://127.0.0.1:18080/v1/me
 TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-catalogue-direct "http://127.0.0.1:18084/v1/reports/areas?chart=$CHART" 64
 fi
 
+roastmelater_users() {
+  : > "$1"
+  for _ in $(seq 1 64); do
+    curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type: application/json' \
+      -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"roastmelater\"}" \
+      | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])' >> "$1"
+  done
+}
 if part roastmelater; then
 say "RoastMeLater: 64 device users; roasts written and the large widget read through the gateway, next to GET /v1/me"
-: > "$STATE/bench/roastmelater-tokens.txt"
-for _ in $(seq 1 64); do
-  curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type: application/json' \
-    -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"roastmelater\"}" \
-    | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])' >> "$STATE/bench/roastmelater-tokens.txt"
-done
+roastmelater_users "$STATE/bench/roastmelater-tokens.txt"
 # Each user's widget, and its roast of the day made ahead by content's periodic work (the local grammar).
 while read -r token; do
   curl -fsS -X PUT http://127.0.0.1:18080/v1/widgets/roastmelater/settings -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
@@ -278,5 +285,17 @@ run_wrk roastmelater-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
 "$BIN/lantern-bench" roastmelater | tee -a "$OUT"
 fi
 
-"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
+if part gamification; then
+say "gamification: 64 RoastMeLater users; check-ins and the profile through the gateway next to GET /v1/me; roast events at 1,000/s"
+roastmelater_users "$STATE/bench/gamification-tokens.txt"
+export TOKENS_FILE="$STATE/bench/gamification-tokens.txt"
+run_wrk gamification-me-gateway http://127.0.0.1:18080/v1/me 64 users.lua
+run_wrk gamification-checkin-gateway http://127.0.0.1:18080/v1/gamification/check-ins 64 checkin.lua
+run_wrk gamification-profile-gateway http://127.0.0.1:18080/v1/gamification/profile 64 users.lua
+run_wrk gamification-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
+"$BIN/lantern-bench" gamification --redis "$REDIS_URL" --database-url "postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench" \
+  --rate "${BENCH_GAMIFICATION_RATE:-1000}" --seconds 10 | tee -a "$OUT"
+fi
+
+"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID gamification=$GAMIFICATION_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
 say "results in $OUT"

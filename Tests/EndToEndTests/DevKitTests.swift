@@ -19,7 +19,7 @@ extension EndToEnd {
             return formatter
         }()
 
-        @Test("make demo walks Pairly, AstroSvitla and Lucky Day (tomorrow's cookie by time travel) through the gateway, twice in a row; make token signs in with Google and Apple")
+        @Test("make demo walks Pairly, AstroSvitla, Lucky Day (tomorrow's cookie by time travel) and RoastMeLater (a roast, a check-in, the streak and the next badge) through the gateway, twice in a row; make token signs in with Google and Apple")
         func demo() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-devkit-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -36,9 +36,11 @@ extension EndToEnd {
                     let identity = ["LANTERN_ENVIRONMENT": "development", "LOG_LEVEL": "info",
                                     "GOOGLE_CLIENT_IDS": DevIdentityProvider.googleClientID, "GOOGLE_JWKS_URL": "http://127.0.0.1:\(port)/google/jwks.json",
                                     "APPLE_CLIENT_IDS": DevIdentityProvider.appleClientID, "APPLE_JWKS_URL": "http://127.0.0.1:\(port)/apple/jwks.json"]
-                    let development = ["LANTERN_ENVIRONMENT": "development"]
-                    try await Stack.run(places: true, environment: ["identity": identity, "gateway": exporting, "media": exporting, "push-worker": info,
-                                                                    "content": development, "astrology": development]) { stack in
+                    // Every executable of the list in development (one left out would not follow the travelled clock);
+                    // some with more.
+                    var environments = Dictionary(uniqueKeysWithValues: try ServiceList.load().map { ($0.name, ["LANTERN_ENVIRONMENT": "development"]) })
+                    environments.merge(["identity": identity, "gateway": exporting, "media": exporting, "push-worker": info]) { $1 }
+                    try await Stack.run(places: true, environment: environments) { stack in
                         let environment = ProcessInfo.processInfo.environment.merging([
                             "LANTERN_GATEWAY": stack.gateway, "LANTERN_GATEWAY_OPS": stack.operations["gateway", default: ""],
                             "LANTERN_DEV_IDENTITY": "http://127.0.0.1:\(port)",
@@ -54,7 +56,9 @@ extension EndToEnd {
                             let text = String(decoding: output.stdout, as: UTF8.self)
                             #expect(output.status == 0, "run \(run): \(text)\n\(output.stderr)")
                             for step in ["Bohdan's socket: new_moment", "metadata gone", "Sun ", "the chart as SVG", "break today's cookie",
-                                         "409 cookie_not_ready", "move the stack's clock a day ahead", "break tomorrow's cookie", "a new fortune"] {
+                                         "409 cookie_not_ready", "move the stack's clock a day ahead", "break tomorrow's cookie", "a new fortune",
+                                         "a roast about meetings, spice 3", "streak 1 day, counted for", "0 of 13 badges earned",
+                                         "the badge closest to being earned"] {
                                 #expect(text.contains(step), "run \(run) printed no '\(step)'")
                             }
                         }

@@ -85,7 +85,13 @@ import Testing
                 let at = H.date(day, zone)
                 h.time.set(at)
                 let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<10 { group.addTask { try await h.checkIn(user, zone: zone, at: at).json[path: "counted"] as? Bool == true ? 1 : 0 } }
+                    for _ in 0..<10 {
+                        group.addTask {
+                            let response = try await h.checkIn(user, zone: zone, at: at)
+                            #expect(response.status == .ok, "\(String(buffer: response.body))")
+                            return response.json[path: "counted"] as? Bool == true ? 1 : 0
+                        }
+                    }
                     return try await group.reduce(0, +)
                 }
                 #expect(statuses == 1, "\(day): exactly one check-in counted")

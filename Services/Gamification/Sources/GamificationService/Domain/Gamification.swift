@@ -96,7 +96,8 @@ public struct Streaks: Sendable {
         if occurredAt < now.addingTimeInterval(-StreakRules.lateTolerance) { return .outOfWindow(tooLate: true) }
         if occurredAt > now.addingTimeInterval(StreakRules.clockSkew) { return .outOfWindow(tooLate: false) }
         let checkIn = CheckIn(occurredAt: occurredAt, zone: zone)
-        for _ in 0..<Self.attempts {
+        for attempt in 0..<Self.attempts {
+            try await Self.pause(after: attempt)
             let (row, earlier, erased) = try await records.streak(of: user, app: app, key: key)
             if erased { return .erased }
             if let earlier { return .done(earlier) }
@@ -128,7 +129,8 @@ public struct Streaks: Sendable {
 
     /// Uses the one streak freeze (REQ-STR-006); two devices claiming it at once restore it once.
     public func freeze(user: UUID, app: AppID) async throws -> FreezeAnswer {
-        for _ in 0..<Self.attempts {
+        for attempt in 0..<Self.attempts {
+            try await Self.pause(after: attempt)
             let (row, _, _) = try await records.streak(of: user, app: app, key: nil)
             guard let row else { return .notOffered(used: false) }
             var state = row.state
@@ -146,7 +148,8 @@ public struct Streaks: Sendable {
 
     /// Turns reminders on or off and moves them to `zone` (a user who travels without opening the app).
     public func setReminders(user: UUID, app: AppID, enabled: Bool, zone: String?) async throws -> StreakRow {
-        for _ in 0..<Self.attempts {
+        for attempt in 0..<Self.attempts {
+            try await Self.pause(after: attempt)
             let (row, _, _) = try await records.streak(of: user, app: app, key: nil)
             let zoneName = zone ?? row?.zone ?? "UTC"
             let state = row?.state ?? StreakState()
@@ -169,8 +172,14 @@ public struct Streaks: Sendable {
     /// How long before the breaking midnight the reminder goes.
     public static let reminderLead: TimeInterval = 2 * 3600
 
-    /// Conditional writes tried before giving up (each loses only to another write of the same user).
-    static let attempts = 8
+    /// Conditional writes tried before giving up: each loses only to another write of the same user, so this is how
+    /// many devices may write at the same moment; after a lost race a short random pause spreads the next tries.
+    static let attempts = 24
+
+    static func pause(after attempt: Int) async throws {
+        guard attempt > 0 else { return }
+        try await Task.sleep(for: .microseconds(Int.random(in: 200...(1000 * min(attempt, 10)))))
+    }
 
     /// The streak milestones crossed and the streak's event: what `before` → `after` announces.
     private func announce(_ change: inout StreakChange, before: StreakState, after: StreakState, app: AppID, user: UUID, now: Date) {

@@ -3,7 +3,7 @@
 
 -- One row per user and app: the streak's state (StreakState as JSON, written whole under a version check),
 -- where the user is now and the reminder plan.
-CREATE TABLE gamification.streaks (
+CREATE TABLE {{schema}}.streaks (
     user_id    uuid        NOT NULL,
     app        text        NOT NULL,
     state      jsonb       NOT NULL,
@@ -15,10 +15,10 @@ CREATE TABLE gamification.streaks (
     updated_at timestamptz NOT NULL,
     PRIMARY KEY (user_id, app)
 );
-CREATE INDEX streaks_remind_at ON gamification.streaks (remind_at) WHERE remind_at IS NOT NULL;
+CREATE INDEX streaks_remind_at ON {{schema}}.streaks (remind_at) WHERE remind_at IS NOT NULL;
 
 -- Check-ins by Idempotency-Key, with the answer given, kept 8 days (a check-in may be 72 hours late).
-CREATE TABLE gamification.check_ins (
+CREATE TABLE {{schema}}.check_ins (
     user_id         uuid        NOT NULL,
     app             text        NOT NULL,
     idempotency_key text        NOT NULL,
@@ -30,11 +30,11 @@ CREATE TABLE gamification.check_ins (
     created_at      timestamptz NOT NULL,
     PRIMARY KEY (user_id, app, idempotency_key)
 );
-CREATE INDEX check_ins_created_at ON gamification.check_ins (created_at);
+CREATE INDEX check_ins_created_at ON {{schema}}.check_ins (created_at);
 
 -- Counters of the catalogues' rules: events counted, or members of a set (`subject`: a group such as a
 -- collection, '' otherwise); `size` is a group's size for "complete" rules.
-CREATE TABLE gamification.counters (
+CREATE TABLE {{schema}}.counters (
     user_id uuid   NOT NULL,
     app     text   NOT NULL,
     metric  text   NOT NULL,
@@ -45,7 +45,7 @@ CREATE TABLE gamification.counters (
 );
 
 -- The members behind "distinct" and "complete" counters (categories tried, roasts favourited, scenarios done).
-CREATE TABLE gamification.counter_members (
+CREATE TABLE {{schema}}.counter_members (
     user_id uuid NOT NULL,
     app     text NOT NULL,
     metric  text NOT NULL,
@@ -55,7 +55,7 @@ CREATE TABLE gamification.counter_members (
 );
 
 -- Badges earned: once per user, app, badge and subject.
-CREATE TABLE gamification.badges (
+CREATE TABLE {{schema}}.badges (
     user_id   uuid        NOT NULL,
     app       text        NOT NULL,
     badge     text        NOT NULL,
@@ -65,7 +65,7 @@ CREATE TABLE gamification.badges (
 );
 
 -- Rewards unlocked: once per user, app and reward; a reward stays.
-CREATE TABLE gamification.rewards (
+CREATE TABLE {{schema}}.rewards (
     user_id     uuid        NOT NULL,
     app         text        NOT NULL,
     reward      text        NOT NULL,
@@ -75,7 +75,7 @@ CREATE TABLE gamification.rewards (
 
 -- Users erased, by a SHA-256 of their id (not the id): an activity event of theirs still on its way when the
 -- account went is ignored instead of bringing counters back. Kept 30 days (longer than any stream keeps events).
-CREATE TABLE gamification.erased_users (
+CREATE TABLE {{schema}}.erased_users (
     user_hash bytea       PRIMARY KEY,
     erased_at timestamptz NOT NULL
 );

@@ -54,7 +54,8 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
             }
             var deltas: [CounterStep.Key: (delta: Int, size: Int?)] = [:]
             for step in steps {
-                if step.member != nil, !added.contains(step.key) { continue }
+                // A member counts once: the first step that names it takes it (two events of one batch may).
+                if step.member != nil, added.remove(step.key) == nil { continue }
                 var key = step.key
                 key.member = ""
                 let previous = deltas[key]
