@@ -3,9 +3,12 @@ import LanternCore
 
 /// How a service verifies App Store signed data (docs/configuration.md):
 /// - `APPSTORE_ROOT_CERTIFICATES`: comma-separated PEM or DER files of the roots to trust; unset = Apple Root CA – G3
-///   as pinned in the binary. Xcode's StoreKit testing certificate goes here for local testing.
+///   as pinned in the binary. Xcode's StoreKit testing certificate goes here for local testing — only with
+///   `LANTERN_ENVIRONMENT=development`: anywhere else setting it stops the start, so no deployment can be made to
+///   trust a signer other than Apple (issue #23 item 4).
 /// - `APPSTORE_ENVIRONMENTS`: accepted environments, default `Production,Sandbox` (App Review buys in the sandbox
-///   against the production server). With `Production` listed, `Xcode` and `LocalTesting` are refused.
+///   against the production server). With `Production` listed, `Xcode` and `LocalTesting` are refused; they are
+///   refused outside development too (signed on a developer's machine, never by Apple).
 /// - `APPSTORE_MAX_AGE_DAYS`: how old a transaction's `signedDate` may be (default 30).
 /// - `APPSTORE_APP_APPLE_ID`: the app's Apple ID in App Store Connect; production notifications must name it.
 public struct AppStoreConfiguration: Sendable {
@@ -15,7 +18,13 @@ public struct AppStoreConfiguration: Sendable {
     public var appAppleId: Int64?
 
     public init(settings: Settings) throws {
+        // What only a developer's machine may trust, as identity refuses its development key sets elsewhere.
+        let development = try ProcessSettings.Environment(settings: settings) == .development
         let files = settings.list("appstore.root.certificates")
+        if !files.isEmpty && !development {
+            throw ConfigurationError(variable: "APPSTORE_ROOT_CERTIFICATES",
+                                     message: "may only be set with LANTERN_ENVIRONMENT=development (a deployment trusts Apple Root CA – G3 alone, pinned in the binary)")
+        }
         if files.isEmpty {
             rootCertificates = [AppleRootCertificates.rootCAG3]
         } else {
@@ -33,6 +42,10 @@ public struct AppStoreConfiguration: Sendable {
                                          message: "'\(name)' is not one of \(AppStoreEnvironment.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             environments.insert(environment)
+        }
+        if !development, let local = environments.filter(\.isLocal).map(\.rawValue).sorted().first {
+            throw ConfigurationError(variable: "APPSTORE_ENVIRONMENTS",
+                                     message: "may list \(local) only with LANTERN_ENVIRONMENT=development (Xcode and LocalTesting are signed on a developer's machine, never by Apple)")
         }
         if environments.contains(.production), environments.contains(where: \.isLocal) {
             throw ConfigurationError(variable: "APPSTORE_ENVIRONMENTS", message: "Xcode and LocalTesting cannot be accepted next to Production")

@@ -186,6 +186,16 @@ public struct ProcessSettings: Sendable {
     /// refused unless it says `development`; unset means production, so a forgotten variable fails safe.
     public enum Environment: String, Sendable {
         case development, production
+
+        /// `LANTERN_ENVIRONMENT` as `settings` say it (any case; unset: production), for configuration read apart
+        /// from `ProcessSettings` that refuses development-only settings elsewhere (`AppStoreConfiguration`).
+        public init(settings: Settings) throws {
+            let text = settings.string("lantern.environment", default: "production")
+            guard let known = Self(rawValue: text.lowercased()) else {
+                throw ConfigurationError(variable: "LANTERN_ENVIRONMENT", message: "must be development or production, got '\(text)'")
+            }
+            self = known
+        }
     }
 
     public var serviceName: String
@@ -229,11 +239,7 @@ public struct ProcessSettings: Sendable {
             throw ConfigurationError(variable: "LOG_FORMAT", message: "must be json or text, got '\(format)'")
         }
         self.logFormat = logFormat
-        let environment = settings.string("lantern.environment", default: "production")
-        guard let known = Environment(rawValue: environment.lowercased()) else {
-            throw ConfigurationError(variable: "LANTERN_ENVIRONMENT", message: "must be development or production, got '\(environment)'")
-        }
-        self.environment = known
+        self.environment = try Environment(settings: settings)
         self.operationsHost = settings.string("ops.host", default: host)
         let derived = Self.defaultOperationsPort(for: port)
         guard settings.string("ops.port") != nil || derived <= 65535 else {

@@ -27,7 +27,8 @@ extension Stack {
 /// - content's Lucky Day tasks on fake Gemini models of this process (`profile` on `gemini-2.5-flash`, `fortune` on
 ///   `gemini-2.5-flash-lite`, so a journey scripts each without racing the other), AstroSvitla's reports on the
 ///   local generator as a stack with no key runs them;
-/// - content trusting a test App Store's root (`Stack.appStore`) for `app.lantern.astrosvitla`;
+/// - content trusting a test App Store's root (`Stack.appStore`) for `app.lantern.astrosvitla` (in development: only
+///   there may `APPSTORE_ROOT_CERTIFICATES` be set);
 /// - identity with Google and Apple sign-in configured and their key sets empty and local (a made-up ID token is a
 ///   401, not a 503 for a provider that is not set up);
 /// - sign-in limited per client address as in production but for the one address every journey shares.
@@ -51,7 +52,9 @@ struct SharedStack: SuiteTrait, TestScoping {
                             "LANTERN_ENVIRONMENT": "development"]
             let content = ["LLM_MODELS": "local", "LLM_MODELS_PROFILE": "gemini:gemini-2.5-flash", "LLM_MODELS_FORTUNE": "gemini:gemini-2.5-flash-lite",
                            "APPSTORE_ROOT_CERTIFICATES": root.path, "ASTROSVITLA_BUNDLE_ID": Self.bundle,
-                           "ROASTMELATER_OPERATOR_KEYS": "e2e-operator:\(Self.operatorKey)"]
+                           "ROASTMELATER_OPERATOR_KEYS": "e2e-operator:\(Self.operatorKey)",
+                           // Trusting a root other than Apple's is a development setting (AppStoreConfiguration).
+                           "LANTERN_ENVIRONMENT": "development"]
             try await Stack.run(places: true, llm: llm, content: content,
                                 environment: ["identity": identity, "gateway": ["RATE_LIMIT_SIGNIN_PER_MINUTE": "600"]]) { stack in
                 stack.llm = llm

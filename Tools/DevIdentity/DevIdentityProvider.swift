@@ -106,8 +106,11 @@ public struct DevIdentityProvider: Sendable {
                                                                body: ["idToken": token, "app": app, "displayName": name]))
     }
 
-    public func router() -> Router<LanternRequestContext> {
+    /// The provider's routes, answering only requests addressed to `allowedHosts` (421 otherwise): a web page cannot
+    /// reach it by DNS rebinding and mint tokens (issue #23 item 4).
+    public func router(allowedHosts: AllowedHosts = .local) -> Router<LanternRequestContext> {
         let router = ServiceRouter.make()
+        router.add(middleware: AllowedHostsMiddleware(allowedHosts))
         router.get("/") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                      body: .init(byteBuffer: ByteBuffer(string: DevIdentityPage.html)))
@@ -122,5 +125,11 @@ public struct DevIdentityProvider: Sendable {
             }
         }
         return router
+    }
+
+    /// `router(allowedHosts:)` for a provider listening on `host`: its loopback names, `host`, and `extra`
+    /// (`ALLOWED_HOSTS`; an entry that is not a host name stops the start naming it).
+    public func router(host: String, allowedHosts extra: [String]) throws -> Router<LanternRequestContext> {
+        router(allowedHosts: try AllowedHosts(host: host, extra: extra))
     }
 }

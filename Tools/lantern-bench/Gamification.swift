@@ -61,13 +61,17 @@ struct GamificationCommand: AsyncParsableCommand {
 
         let interval = Duration.nanoseconds(1_000_000_000 / rate)
         var next = ContinuousClock.now
+        // Users, categories, spice and scenarios drawn at random (seeded: the same run each time), so badges are
+        // earned now and then through the run, as they would be, not by every user in the same second.
+        var random = SeededRandom(seed: 2026)
         for n in 0..<count {
             next += interval
-            let user = people[n % people.count]
-            let event = ContentEvents.RoastGenerated(roastId: UUID().lowercased, userId: user.lowercased, category: categories[n % categories.count],
-                                                     spice: n % 5 + 1, mood: nil, language: n % 2 == 0 ? "en" : "vi", artisanal: true,
-                                                     localDate: "2026-11-26", createdAt: Date(), collection: n % 3 == 0 ? "classic_office" : nil,
-                                                     scenario: n % 3 == 0 ? "scenario_\(n % 12)" : nil, collectionSize: n % 3 == 0 ? 12 : nil)
+            let user = people[random.next(below: people.count)]
+            let inCollection = random.next(below: 3) == 0
+            let event = ContentEvents.RoastGenerated(roastId: UUID().lowercased, userId: user.lowercased, category: categories[random.next(below: categories.count)],
+                                                     spice: random.next(below: 5) + 1, mood: nil, language: n % 2 == 0 ? "en" : "vi", artisanal: true,
+                                                     localDate: "2026-11-26", createdAt: Date(), collection: inCollection ? "classic_office" : nil,
+                                                     scenario: inCollection ? "scenario_\(random.next(below: 12))" : nil, collectionSize: inCollection ? 12 : nil)
             let envelope = try EventEnvelope(event, producer: "content", subject: user.lowercased, occurredAt: Date())
             eventIDs.append(envelope.id)
             let at = ContinuousClock.now
@@ -90,18 +94,21 @@ struct GamificationCommand: AsyncParsableCommand {
             return logger
         }()
         let ids = eventIDs
-        let (processed, counted) = try await withPostgres(databaseURL, logger: logger) { postgres in
-            var processed = 0, counted = 0
+        let (processed, counted, badges) = try await withPostgres(databaseURL, logger: logger) { postgres in
+            var processed = 0, counted = 0, badges = 0
             for try await n in try await postgres.query("""
                 SELECT count(*)::int FROM gamification.processed_events WHERE consumer = 'gamification.activity' AND event_id = ANY(\(ids))
                 """, logger: logger).decode(Int.self) { processed = n }
             for try await n in try await postgres.query("""
                 SELECT coalesce(sum(value), 0)::int FROM gamification.counters WHERE metric = 'count:roast.generated' AND user_id = ANY(\(people))
                 """, logger: logger).decode(Int.self) { counted = n }
-            return (processed, counted)
+            for try await n in try await postgres.query("""
+                SELECT count(*)::int FROM gamification.badges WHERE user_id = ANY(\(people))
+                """, logger: logger).decode(Int.self) { badges = n }
+            return (processed, counted, badges)
         }
-        print(String(format: "gamification.events rate=%d/s events=%d users=%d lag_p50=%.1fms lag_p99=%.1fms lag_max=%.1fms processed=%d counted=%d lost=%d",
-                     rate, count, users, percentile(0.5), percentile(0.99), lags.last ?? .nan, processed, counted, count - processed))
+        print(String(format: "gamification.events rate=%d/s events=%d users=%d lag_p50=%.1fms lag_p99=%.1fms lag_max=%.1fms processed=%d counted=%d lost=%d badges=%d",
+                     rate, count, users, percentile(0.5), percentile(0.99), lags.last ?? .nan, processed, counted, count - processed, badges))
         await client.shutdown()
     }
 
@@ -113,6 +120,19 @@ struct GamificationCommand: AsyncParsableCommand {
             index += 2
         }
         return nil
+    }
+}
+
+/// SplitMix64: a small seeded generator.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(below bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }
 

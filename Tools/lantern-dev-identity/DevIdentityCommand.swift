@@ -23,7 +23,10 @@ struct DevIdentityCommand: AsyncParsableCommand {
         let provider = DevIdentityProvider(key: try DevIdentityProvider.key(file: URL(fileURLWithPath: keyFile)))
         var logger = Logger(label: "dev-identity")
         logger.logLevel = .notice
-        let app = Application(router: provider.router(), configuration: .init(address: .hostname(host, port: port), serverName: "lantern-dev-identity"),
+        // Only requests to its own names (localhost, 127.0.0.1, [::1], --host) and those of ALLOWED_HOSTS, as the
+        // gateway of the development stack: no web page can reach it by DNS rebinding.
+        let router = try provider.router(host: host, allowedHosts: Settings.environment().list("allowed.hosts"))
+        let app = Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "lantern-dev-identity"),
                               logger: logger)
         try await app.runService()
     }

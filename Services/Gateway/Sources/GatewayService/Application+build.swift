@@ -11,6 +11,7 @@ import LanternTokens
 import Logging
 import Metrics
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 
@@ -72,12 +73,19 @@ public func buildGatewayApplication(
     )
     let limits = ConnectionLimits(headerTimeout: .nanoseconds(Int64(configuration.headerTimeout * 1e9)),
                                   maxConnectionsPerAddress: configuration.maxConnectionsPerAddress, uncapped: configuration.trustedProxies)
+    // A WebSocket or Socket.IO handshake to another name is never upgraded: it goes on as plain HTTP, which the
+    // router answers 421 (`AllowedHostsMiddleware`), as any other request to that name.
+    let allowedHosts = configuration.allowedHosts
     return service.application(router: router, server: .gateway(
         configuration: .init(maxFrameSize: SocketIOConnections.maxPayload, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)),
         limits: limits, idleTimeout: .nanoseconds(Int64(configuration.idleTimeout * 1e9)),
-        admitsHandshake: { head in await realtime.admitsHandshake(head) },
+        admitsHandshake: { head in
+            if let allowedHosts, !allowedHosts.admits(head.headers["host"]) { return false }
+            return await realtime.admitsHandshake(head)
+        },
         travelledDate: configuration.process.environment == .development
     ) { request, _, _ in
+        if let allowedHosts, !allowedHosts.admits(AllowedHosts.hosts(of: request)) { return .dontUpgrade }
         if SocketIOConnections.isSocketIO(URLComponents(string: request.path ?? "")) { return .upgrade([:], socketIO.handler()) }
         return try await realtime.shouldUpgrade(request)
     })
@@ -88,6 +96,9 @@ public func buildGatewayApplication(
 /// `/health`, is on the operations port.
 func buildGatewayRouter(_ router: Router<LanternRequestContext>, configuration: GatewayConfiguration, routes: RouteTable,
                         realtime: RealtimeConnections, proxy: ProxyMiddleware) -> Router<LanternRequestContext> {
+    // Before the proxy and every route below: a request to a name not the gateway's (DNS rebinding) is answered 421
+    // and goes no further (`ALLOWED_HOSTS`; in development, or wherever that is set).
+    if let allowedHosts = configuration.allowedHosts { router.add(middleware: AllowedHostsMiddleware(allowedHosts)) }
     router.add(middleware: proxy)
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8", .cacheControl: "public, max-age=300"],

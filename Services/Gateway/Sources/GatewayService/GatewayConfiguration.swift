@@ -1,6 +1,7 @@
 import Foundation
 import LanternContracts
 import LanternCore
+import LanternHTTP
 
 /// Everything the gateway reads at start-up (see docs/configuration.md).
 public struct GatewayConfiguration: ServiceConfiguration {
@@ -28,6 +29,9 @@ public struct GatewayConfiguration: ServiceConfiguration {
     public var idleTimeout: TimeInterval
     /// Open connections from one client address (0: no cap).
     public var maxConnectionsPerAddress: Int
+    /// The names the public port answers to (`ALLOWED_HOSTS`, DNS rebinding): in development its own names and those
+    /// listed, elsewhere nil (any `Host`: the load balancer decides) unless `ALLOWED_HOSTS` is set.
+    public var allowedHosts: AllowedHosts?
 
     /// Service name → the setting holding its URL (`identity.url` is `IDENTITY_URL`), for every service the route
     /// table forwards to.
@@ -65,5 +69,6 @@ public struct GatewayConfiguration: ServiceConfiguration {
         headerTimeout = try settings.seconds("gateway.header.timeout", default: 10, range: 0.1...300)
         idleTimeout = try settings.seconds("gateway.idle.timeout", default: 60, range: 1...3600)
         maxConnectionsPerAddress = try settings.int("gateway.max.connections.per.address", default: 512, range: 0...1_000_000)
+        allowedHosts = try AllowedHosts.configured(settings: settings, process: process)
     }
 }

@@ -66,6 +66,38 @@ struct DevIdentityTests {
         }
     }
 
+    @Test("the provider answers only requests to its own names: another Host (a web page by DNS rebinding) gets 421 and no token")
+    func hostCheck() async throws {
+        try await withProvider { _, url in
+            let port = try #require(url.port)
+            func status(_ path: String, host: String, json: String? = nil) async throws -> String {
+                var arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "-H", "Host: \(host)"]
+                if let json { arguments += ["-H", "Content-Type: application/json", "--data", json] }
+                let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), arguments + [url.absoluteString + path])
+                return String(decoding: output.stdout, as: UTF8.self)
+            }
+            for host in ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)", "LOCALHOST"] {
+                #expect(try await status("/google/jwks.json", host: host) == "200", "\(host)")
+                #expect(try await status("/token", host: host, json: #"{"name":"Ada"}"#) == "200", "\(host)")
+            }
+            for host in ["evil.example:\(port)", "evil.example"] {
+                #expect(try await status("/", host: host) == "421", "\(host)")
+                #expect(try await status("/google/jwks.json", host: host) == "421", "\(host)")
+                #expect(try await status("/token", host: host, json: #"{"name":"Ada"}"#) == "421", "\(host)")
+            }
+        }
+        // ALLOWED_HOSTS (read by lantern-dev-identity) adds names; an entry that is not a name is refused naming it.
+        let provider = DevIdentityProvider(key: try IDTokenKey.generate())
+        let listed = try provider.router(host: "127.0.0.1", allowedHosts: ["mybox.local"])
+        try await LoopbackServer.run(router: listed) { port in
+            let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"),
+                                                    ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", "-H", "Host: mybox.local:\(port)",
+                                                     "http://127.0.0.1:\(port)/google/jwks.json"])
+            #expect(String(decoding: output.stdout, as: UTF8.self) == "200")
+        }
+        #expect(throws: ConfigurationError.self) { _ = try provider.router(host: "127.0.0.1", allowedHosts: ["mybox.local:8089"]) }
+    }
+
     @Test("outside development identity refuses another key set: a deployment cannot be made to trust the development provider")
     func productionRefuses() {
         for variable in ["GOOGLE_JWKS_URL", "APPLE_JWKS_URL"] {

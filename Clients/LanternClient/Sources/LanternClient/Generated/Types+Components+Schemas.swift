@@ -129,6 +129,7 @@ extension Components {
             /// | `too_many_connections` | 503 | The client address has too many connections open to the gateway (the connection is closed). |
             /// | `transaction_invalid` | 422 | The StoreKit transaction does not verify, is for another bundle or environment, is too old, or is not a consumable. |
             /// | `transaction_other_account` | 403 | The transaction was bought for another account. |
+            /// | `transaction_owned_elsewhere` | 409 | The transaction (its id in its App Store environment) is recorded for another account. |
             /// | `transaction_product_mismatch` | 422 | The transaction bought another area's report or another product. |
             /// | `transaction_redeemed` | 409 | The transaction was redeemed by an account that has since been deleted. |
             /// | `transaction_revoked` | 409 | The App Store refunded or revoked the transaction. |
@@ -281,6 +282,7 @@ extension Components {
             /// | `too_many_connections` | 503 | The client address has too many connections open to the gateway (the connection is closed). |
             /// | `transaction_invalid` | 422 | The StoreKit transaction does not verify, is for another bundle or environment, is too old, or is not a consumable. |
             /// | `transaction_other_account` | 403 | The transaction was bought for another account. |
+            /// | `transaction_owned_elsewhere` | 409 | The transaction (its id in its App Store environment) is recorded for another account. |
             /// | `transaction_product_mismatch` | 422 | The transaction bought another area's report or another product. |
             /// | `transaction_redeemed` | 409 | The transaction was redeemed by an account that has since been deleted. |
             /// | `transaction_revoked` | 409 | The App Store refunded or revoked the transaction. |

@@ -9755,8 +9755,12 @@ public enum Operations {
     ///    without a service token is 503 `astrology_unavailable`. Without `time` (absent or `null`) houses,
     ///    the Ascendant and the MC are left out, `birthTimeKnown` is `false` and `notes` says so.
     /// 4. **Recorded first.** The chart's placements select the expert rules for the area; the purchase (the
-    ///    SHA-256 of its `transactionId`) and the pending report are stored in one transaction under the
-    ///    account's lock, before anything is written. Then a transaction already recorded gives back its own
+    ///    SHA-256 of its `transactionId`, within its `environment`) and the pending report are stored in one
+    ///    transaction under the account's lock, before anything is written. A transaction is its id **in its
+    ///    environment**: the same `transactionId` in `Sandbox` (or `Xcode`, `LocalTesting`) and in `Production`
+    ///    are two transactions that never meet. A transaction already recorded for **another account** is 409
+    ///    `transaction_owned_elsewhere` (field `transaction`), and nothing of that account's (its report, whether
+    ///    it was refunded) is answered. Then a transaction already recorded gives back its own
     ///    report (200), whatever birth data or language came with it this time, unless the App Store has
     ///    refunded or revoked it since (a `REFUND` or `REVOKE` notification): that is 409
     ///    `transaction_revoked`, as for a transaction that carries its `revocationDate` (the JWS signed before
@@ -10238,7 +10242,9 @@ public enum Operations {
             /// `transaction_revoked`: the transaction carries a `revocationDate`, or a `REFUND` or `REVOKE`
             /// notification for it arrived after it was recorded (the App Store refunded or revoked it; until a
             /// `REFUND_REVERSED`). `transaction_redeemed`: the transaction was redeemed by an account that has since been deleted,
-            /// and cannot be redeemed again. Nothing is recorded.
+            /// and cannot be redeemed again. `transaction_owned_elsewhere` (field `transaction`): the same
+            /// `transactionId` in the same App Store environment is recorded for another account; the answer says
+            /// nothing else about it. Nothing is recorded.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/reports/purchases/post(purchaseReport)/responses/409`.
@@ -12416,6 +12422,12 @@ public enum Operations {
     ///   failure: 422 `notification_invalid`, and Apple retries.
     /// * **Once per notification.** Each `notificationUUID` is handled once; Apple's retries of a handled one
     ///   are answered 200 and change nothing.
+    /// * **In the order Apple signed them.** Apple retries a notification for days, so they arrive out of order.
+    ///   For each transaction (its `transactionId` in its environment: a `Sandbox` notification never touches a
+    ///   `Production` purchase) the `signedDate` of the last `REFUND`, `REVOKE` or `REFUND_REVERSED` applied is
+    ///   kept; one signed earlier than that is answered 200, as Apple expects, and changes nothing (a
+    ///   `REFUND_REVERSED` signed before a `REFUND` that was applied leaves the report revoked, and a `REFUND`
+    ///   signed before an applied `REFUND_REVERSED` takes nothing away). One signed at the same time applies.
     /// * **`REFUND` and `REVOKE`** revoke the transaction's purchase: its report leaves the list and the
     ///   catalogue's `purchased`, and `GET /v1/reports/{reportId}` answers 403 `report_revoked`, unless another
     ///   purchase of the same report still stands; the same transaction posted again to
@@ -12466,13 +12478,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 public init() {}
             }
-            /// Handled, handled before, or nothing to do. No body.
+            /// Handled, handled before, signed before the notification last applied to its transaction (ignored), or nothing to do. No body.
             ///
             /// - Remark: Generated from `#/paths//v1/appstore/notifications/post(receiveAppStoreNotification)/responses/200`.
             ///
             /// HTTP response code: `200 ok`.
             case ok(Operations.ReceiveAppStoreNotification.Output.Ok)
-            /// Handled, handled before, or nothing to do. No body.
+            /// Handled, handled before, signed before the notification last applied to its transaction (ignored), or nothing to do. No body.
             ///
             /// - Remark: Generated from `#/paths//v1/appstore/notifications/post(receiveAppStoreNotification)/responses/200`.
             ///

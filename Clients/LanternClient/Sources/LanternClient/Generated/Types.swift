@@ -438,8 +438,12 @@ public protocol APIProtocol: Sendable {
     ///    without a service token is 503 `astrology_unavailable`. Without `time` (absent or `null`) houses,
     ///    the Ascendant and the MC are left out, `birthTimeKnown` is `false` and `notes` says so.
     /// 4. **Recorded first.** The chart's placements select the expert rules for the area; the purchase (the
-    ///    SHA-256 of its `transactionId`) and the pending report are stored in one transaction under the
-    ///    account's lock, before anything is written. Then a transaction already recorded gives back its own
+    ///    SHA-256 of its `transactionId`, within its `environment`) and the pending report are stored in one
+    ///    transaction under the account's lock, before anything is written. A transaction is its id **in its
+    ///    environment**: the same `transactionId` in `Sandbox` (or `Xcode`, `LocalTesting`) and in `Production`
+    ///    are two transactions that never meet. A transaction already recorded for **another account** is 409
+    ///    `transaction_owned_elsewhere` (field `transaction`), and nothing of that account's (its report, whether
+    ///    it was refunded) is answered. Then a transaction already recorded gives back its own
     ///    report (200), whatever birth data or language came with it this time, unless the App Store has
     ///    refunded or revoked it since (a `REFUND` or `REVOKE` notification): that is 409
     ///    `transaction_revoked`, as for a transaction that carries its `revocationDate` (the JWS signed before
@@ -552,6 +556,12 @@ public protocol APIProtocol: Sendable {
     ///   failure: 422 `notification_invalid`, and Apple retries.
     /// * **Once per notification.** Each `notificationUUID` is handled once; Apple's retries of a handled one
     ///   are answered 200 and change nothing.
+    /// * **In the order Apple signed them.** Apple retries a notification for days, so they arrive out of order.
+    ///   For each transaction (its `transactionId` in its environment: a `Sandbox` notification never touches a
+    ///   `Production` purchase) the `signedDate` of the last `REFUND`, `REVOKE` or `REFUND_REVERSED` applied is
+    ///   kept; one signed earlier than that is answered 200, as Apple expects, and changes nothing (a
+    ///   `REFUND_REVERSED` signed before a `REFUND` that was applied leaves the report revoked, and a `REFUND`
+    ///   signed before an applied `REFUND_REVERSED` takes nothing away). One signed at the same time applies.
     /// * **`REFUND` and `REVOKE`** revoke the transaction's purchase: its report leaves the list and the
     ///   catalogue's `purchased`, and `GET /v1/reports/{reportId}` answers 403 `report_revoked`, unless another
     ///   purchase of the same report still stands; the same transaction posted again to
@@ -1582,8 +1592,12 @@ extension APIProtocol {
     ///    without a service token is 503 `astrology_unavailable`. Without `time` (absent or `null`) houses,
     ///    the Ascendant and the MC are left out, `birthTimeKnown` is `false` and `notes` says so.
     /// 4. **Recorded first.** The chart's placements select the expert rules for the area; the purchase (the
-    ///    SHA-256 of its `transactionId`) and the pending report are stored in one transaction under the
-    ///    account's lock, before anything is written. Then a transaction already recorded gives back its own
+    ///    SHA-256 of its `transactionId`, within its `environment`) and the pending report are stored in one
+    ///    transaction under the account's lock, before anything is written. A transaction is its id **in its
+    ///    environment**: the same `transactionId` in `Sandbox` (or `Xcode`, `LocalTesting`) and in `Production`
+    ///    are two transactions that never meet. A transaction already recorded for **another account** is 409
+    ///    `transaction_owned_elsewhere` (field `transaction`), and nothing of that account's (its report, whether
+    ///    it was refunded) is answered. Then a transaction already recorded gives back its own
     ///    report (200), whatever birth data or language came with it this time, unless the App Store has
     ///    refunded or revoked it since (a `REFUND` or `REVOKE` notification): that is 409
     ///    `transaction_revoked`, as for a transaction that carries its `revocationDate` (the JWS signed before
@@ -1740,6 +1754,12 @@ extension APIProtocol {
     ///   failure: 422 `notification_invalid`, and Apple retries.
     /// * **Once per notification.** Each `notificationUUID` is handled once; Apple's retries of a handled one
     ///   are answered 200 and change nothing.
+    /// * **In the order Apple signed them.** Apple retries a notification for days, so they arrive out of order.
+    ///   For each transaction (its `transactionId` in its environment: a `Sandbox` notification never touches a
+    ///   `Production` purchase) the `signedDate` of the last `REFUND`, `REVOKE` or `REFUND_REVERSED` applied is
+    ///   kept; one signed earlier than that is answered 200, as Apple expects, and changes nothing (a
+    ///   `REFUND_REVERSED` signed before a `REFUND` that was applied leaves the report revoked, and a `REFUND`
+    ///   signed before an applied `REFUND_REVERSED` takes nothing away). One signed at the same time applies.
     /// * **`REFUND` and `REVOKE`** revoke the transaction's purchase: its report leaves the list and the
     ///   catalogue's `purchased`, and `GET /v1/reports/{reportId}` answers 403 `report_revoked`, unless another
     ///   purchase of the same report still stands; the same transaction posted again to

@@ -52,12 +52,21 @@ struct StoredRules: Codable, Sendable, Equatable {
     }
 }
 
+/// An App Store transaction as stored: the SHA-256 of its `transactionId`, within its environment (`Production`,
+/// `Sandbox`, `Xcode`, `LocalTesting`). The pair is the key: an id of the sandbox never meets the same id of
+/// production.
+struct TransactionKey: Sendable, Equatable {
+    var hash: Data
+    var environment: String
+}
+
 /// A verified purchase, ready to be recorded.
 struct PurchaseEntry: Sendable {
     /// SHA-256 of the App Store transaction id.
     var transactionHash: Data
     var user: UUID
     var productId: String
+    /// The transaction's App Store environment: with `transactionHash`, the purchase's key.
     var environment: String
     var priceUSD: String
     var purchasedAt: Date
@@ -73,14 +82,22 @@ enum PurchaseOutcome: Sendable, Equatable {
     case redeemed
     /// The transaction was recorded, and the App Store has refunded or revoked it since.
     case revoked
+    /// The transaction (the same id in the same environment) was recorded for another account: nothing of that
+    /// account's is answered.
+    case ownedElsewhere
 }
 
 /// What an App Store notification did.
 enum NotificationOutcome: Sendable, Equatable {
+    /// REFUND or REVOKE applied to this many purchases (0: the transaction was never redeemed here).
     case revoked(reports: Int)
+    /// REFUND_REVERSED applied to this many purchases.
     case restored(reports: Int)
     case acknowledged
+    /// This `notificationUUID` was handled before.
     case duplicate
+    /// Signed before the notification last applied to its transaction (Apple retries for days): nothing changed.
+    case outdated
 }
 
 /// What the reports domain asks of storage (`ReportStore` in the service, in memory nowhere: tests use PostgreSQL).
@@ -98,6 +115,8 @@ protocol ReportRecords: Sendable {
     func failed(_ id: UUID, reason: String, retryAt: Date?, supportCode: String, at: Date) async throws
     /// Pending reports whose retry is due, leased to this process until `until`.
     func leaseDue(now: Date, until: Date, limit: Int) async throws -> [ReportRecord]
-    /// Applies a notification once per `notificationUUID`.
-    func apply(notification uuid: String, type: String, subtype: String?, transactionHash: Data?, at: Date) async throws -> NotificationOutcome
+    /// Applies a notification once per `notificationUUID`, to the purchase of `transaction`, unless the purchase
+    /// had a notification signed after `signedAt` applied already (then `.outdated`, nothing changed).
+    func apply(notification uuid: String, type: String, subtype: String?, transaction: TransactionKey?, signedAt: Date,
+               at: Date) async throws -> NotificationOutcome
 }

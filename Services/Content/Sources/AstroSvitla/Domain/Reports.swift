@@ -18,6 +18,8 @@ enum ReportRefusal: Error, Equatable {
     case transactionOfAnotherAccount
     /// The transaction was redeemed by an account since deleted.
     case transactionRedeemed
+    /// The transaction (its id, in its environment) is recorded for another account.
+    case transactionOwnedElsewhere
     case noSuchReport
     /// Every purchase of the report was refunded or revoked.
     case reportRevoked
@@ -101,14 +103,19 @@ struct Reports: Sendable {
             id: id, user: user, chart: chart.fingerprint, area: purchase.area, language: purchase.language, status: .pending,
             timeKnown: chart.houses.reliable, rules: StoredRules(area: forArea, all: all), sections: nil, source: nil,
             failedAttempts: 0, failure: nil, supportCode: nil, createdAt: now, readyAt: nil, purchasedAt: nil, priceUSD: nil)
+        let key = Self.key(transaction)
         let entry = PurchaseEntry(
-            transactionHash: Self.hash(transaction.transactionId), user: user, productId: transaction.productId,
-            environment: transaction.environment.rawValue, priceUSD: catalogue.area(purchase.area).price,
+            transactionHash: key.hash, user: user, productId: transaction.productId,
+            environment: key.environment, priceUSD: catalogue.area(purchase.area).price,
             purchasedAt: Date(timeIntervalSince1970: Double(transaction.purchaseDate) / 1000))
         // Recorded first, due for a background retry: if this request dies while writing, the report still comes.
         switch try await records.record(entry, newReport: report, retryAt: now + firstRetry) {
         case .redeemed:
             throw ReportRefusal.transactionRedeemed
+        case .ownedElsewhere:
+            logger.warning("a purchase named a transaction recorded for another account",
+                           metadata: ["user": "\(user)", "environment": "\(transaction.environment.rawValue)"])
+            throw ReportRefusal.transactionOwnedElsewhere
         case .revoked:
             throw ReportRefusal.transactionRevoked
         case .existing(let existing):
@@ -200,7 +207,8 @@ struct Reports: Sendable {
     }
 
     /// An App Store Server Notification V2 (`signedPayload`): REFUND and REVOKE take the report away, REFUND_REVERSED
-    /// gives it back, anything else is acknowledged. Each `notificationUUID` counts once.
+    /// gives it back, anything else is acknowledged. Each `notificationUUID` counts once, and per transaction they
+    /// apply in the order Apple signed them (`signedDate`): one signed before the last applied changes nothing.
     func notification(_ signedPayload: String) async throws -> NotificationOutcome {
         let verified: (notification: SignedNotification, transaction: SignedTransaction?)
         do { verified = try await verifier.verifyNotification(signedPayload) } catch {
@@ -209,13 +217,20 @@ struct Reports: Sendable {
         let (notification, transaction) = verified
         let outcome = try await records.apply(
             notification: notification.notificationUUID, type: notification.notificationType, subtype: notification.subtype,
-            transactionHash: transaction.map { Self.hash($0.transactionId) }, at: clock.now())
+            transaction: transaction.map { Self.key($0) },
+            signedAt: Date(timeIntervalSince1970: Double(notification.signedDate) / 1000), at: clock.now())
         logger.info("App Store notification", metadata: ["type": "\(notification.notificationType)", "subtype": "\(notification.subtype ?? "-")",
                                                         "uuid": "\(notification.notificationUUID)", "outcome": "\(outcome)"])
         return outcome
     }
 
     static func hash(_ transactionId: String) -> Data { Data(SHA256.hash(data: Data(transactionId.utf8))) }
+
+    /// A verified transaction's key: the hash of its id within its environment (a sandbox id never meets a
+    /// production one).
+    static func key(_ transaction: SignedTransaction) -> TransactionKey {
+        TransactionKey(hash: hash(transaction.transactionId), environment: transaction.environment.rawValue)
+    }
 
     /// What a user quotes to support: short, and enough to find the report.
     static func supportCode(_ id: UUID) -> String {

@@ -243,7 +243,8 @@ struct ReportsController: Sendable {
 }
 
 /// `POST /v1/appstore/notifications`: App Store Server Notifications V2. Public (Apple signs, nobody signs in);
-/// 200 once handled or already handled, so Apple stops retrying; 4xx when the signature does not verify.
+/// 200 once handled, already handled, or outdated (signed before the one last applied to its transaction), so
+/// Apple stops retrying; 4xx when the signature does not verify.
 struct AppStoreNotificationsController: Sendable {
     let reports: Reports
 
@@ -276,6 +277,11 @@ extension ReportRefusal: ProblemConvertible {
         case .transactionOfAnotherAccount: Problem.forbidden("This purchase was made for another account", code: "transaction_other_account")
         case .transactionRedeemed:
             Problem.conflict("This purchase belonged to a deleted account and cannot be redeemed again", code: "transaction_redeemed")
+        case .transactionOwnedElsewhere:
+            // Nothing of the other account's (its report, its state) is said: only that the transaction is taken.
+            Problem(status: 409, code: "transaction_owned_elsewhere", title: "Conflict",
+                    detail: "This App Store transaction was redeemed by another account",
+                    errors: [Problem.FieldError(field: "transaction", message: "was redeemed by another account")])
         case .noSuchReport: Problem.notFound("No such report")
         case .reportRevoked: Problem.forbidden("The App Store refunded or revoked the purchase of this report", code: "report_revoked")
         case .reportPending: Problem.conflict("The report is still being written", code: "report_pending")

@@ -8,7 +8,8 @@ import PostgresNIO
 
 /// AstroSvitla's reports and purchases (`content.reports`, `content.report_purchases`), the tombstones of deleted
 /// accounts' transactions and the App Store notifications handled. A report becoming ready or failed and its
-/// real-time frame commit together.
+/// real-time frame commit together. A transaction is known by its key (`TransactionKey`: the hash of its id and its
+/// App Store environment), never by its id alone.
 struct ReportStore: ReportRecords {
     let client: PostgresClient
     let outbox: Outbox
@@ -47,17 +48,29 @@ struct ReportStore: ReportRecords {
             // One account's purchases one at a time: a replay with other birth data, or two concurrent posts of the
             // same transaction, must find what the first one recorded.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(purchase.user.uuidString), 11))", logger: logger)
-            let redeemed = try await connection.query(
-                "SELECT 1 FROM content.redeemed_transactions WHERE transaction_hash = \(purchase.transactionHash)", logger: logger)
-            for try await _ in redeemed { return .redeemed }
-            // This transaction again: its own report, unless the App Store has taken that purchase back since (the
-            // pre-refund JWS stays valid for days, so a replay must not undo a refund).
-            let known = try await connection.query("""
-                SELECT report_id, revoked_at IS NOT NULL FROM content.report_purchases WHERE transaction_hash = \(purchase.transactionHash)
+            // And the transaction's own lock (after the account's, never before: no cycle): two accounts posting
+            // one transaction key at once, the second finds the first's purchase instead of failing on its key.
+            try await connection.query("""
+                SELECT pg_advisory_xact_lock(hashtextextended(\(purchase.environment) || ':' || encode(\(purchase.transactionHash), 'hex'), 12))
                 """, logger: logger)
-            var recorded: (report: UUID, revoked: Bool)?
-            for try await row in known.decode((UUID, Bool).self) { recorded = row }
+            // A tombstone without an environment was written before 0008 (it could not be told afterwards): it
+            // stands for the transaction id in every environment.
+            let redeemed = try await connection.query("""
+                SELECT 1 FROM content.redeemed_transactions
+                WHERE transaction_hash = \(purchase.transactionHash) AND (environment = \(purchase.environment) OR environment IS NULL)
+                """, logger: logger)
+            for try await _ in redeemed { return .redeemed }
+            // This transaction (its id in its environment) again: its own report, unless it was recorded for
+            // another account (then nothing of that account's), or the App Store has taken that purchase back since
+            // (the pre-refund JWS stays valid for days, so a replay must not undo a refund).
+            let known = try await connection.query("""
+                SELECT user_id, report_id, revoked_at IS NOT NULL FROM content.report_purchases
+                WHERE transaction_hash = \(purchase.transactionHash) AND environment = \(purchase.environment)
+                """, logger: logger)
+            var recorded: (user: UUID, report: UUID, revoked: Bool)?
+            for try await row in known.decode((UUID, UUID, Bool).self) { recorded = row }
             if let recorded {
+                guard recorded.user == purchase.user else { return .ownedElsewhere }
                 if recorded.revoked { return .revoked }
                 guard let existing = try await one("\(unescaped: Self.select) WHERE r.id = \(recorded.report)", on: connection) else {
                     throw StoreInconsistency("the report of a recorded purchase is missing")
@@ -181,7 +194,8 @@ struct ReportStore: ReportRecords {
         }
     }
 
-    func apply(notification uuid: String, type: String, subtype: String?, transactionHash: Data?, at date: Date) async throws -> NotificationOutcome {
+    func apply(notification uuid: String, type: String, subtype: String?, transaction: TransactionKey?, signedAt: Date,
+               at date: Date) async throws -> NotificationOutcome {
         try await client.transaction(logger: logger) { connection -> NotificationOutcome in
             let fresh = try await connection.query("""
                 INSERT INTO content.appstore_notifications (notification_uuid, type, subtype, received_at)
@@ -190,27 +204,39 @@ struct ReportStore: ReportRecords {
             var first = false
             for try await _ in fresh { first = true }
             guard first else { return .duplicate }
-            guard let transactionHash else { return .acknowledged }
+            guard let transaction else { return .acknowledged }
+            let revoke: Bool
             switch type {
-            case "REFUND", "REVOKE":
-                let rows = try await connection.query("""
-                    UPDATE content.report_purchases SET revoked_at = \(date), revocation = \(type)
-                    WHERE transaction_hash = \(transactionHash) AND revoked_at IS NULL RETURNING report_id
-                    """, logger: logger)
-                var count = 0
-                for try await _ in rows { count += 1 }
-                return .revoked(reports: count)
-            case "REFUND_REVERSED":
-                let rows = try await connection.query("""
-                    UPDATE content.report_purchases SET revoked_at = NULL, revocation = NULL
-                    WHERE transaction_hash = \(transactionHash) AND revoked_at IS NOT NULL RETURNING report_id
-                    """, logger: logger)
-                var count = 0
-                for try await _ in rows { count += 1 }
-                return .restored(reports: count)
-            default:
-                return .acknowledged
+            case "REFUND", "REVOKE": revoke = true
+            case "REFUND_REVERSED": revoke = false
+            default: return .acknowledged
             }
+            // Apple retries for days, so notifications arrive out of order: they apply in the order Apple signed
+            // them. The condition is part of the UPDATE (a concurrent one waits for the row and is judged again
+            // against what the first wrote), never a read before it. An equal signedDate applies (two signed in the
+            // same millisecond: the later arrival wins, as before).
+            // A revocation keeps its first date and kind; the purchase remembers this notification's signedDate
+            // even when its state was already what the notification says, so an older opposite one cannot undo it.
+            // The second count reads the statement's snapshot, from before the UPDATE: the purchase was skipped
+            // because a newer notification had been applied (only for the outcome's name: the UPDATE decided).
+            let rows = try await connection.query("""
+                WITH applied AS (
+                    UPDATE content.report_purchases
+                    SET revoked_at = CASE WHEN \(revoke)::boolean THEN COALESCE(revoked_at, \(date)::timestamptz) END,
+                        revocation = CASE WHEN \(revoke)::boolean THEN COALESCE(revocation, \(type)::text) END,
+                        notification_signed_at = \(signedAt)
+                    WHERE transaction_hash = \(transaction.hash) AND environment = \(transaction.environment)
+                      AND (notification_signed_at IS NULL OR notification_signed_at <= \(signedAt))
+                    RETURNING report_id)
+                SELECT (SELECT count(*) FROM applied)::int,
+                       (SELECT count(*) FROM content.report_purchases
+                        WHERE transaction_hash = \(transaction.hash) AND environment = \(transaction.environment)
+                          AND notification_signed_at > \(signedAt))::int
+                """, logger: logger)
+            var counts = (applied: 0, outdated: 0)
+            for try await row in rows.decode((Int, Int).self) { counts = row }
+            if counts.applied == 0 && counts.outdated > 0 { return .outdated }
+            return revoke ? .revoked(reports: counts.applied) : .restored(reports: counts.applied)
         }
     }
 
@@ -220,8 +246,8 @@ struct ReportStore: ReportRecords {
         // The account's purchase lock (as `record` takes it): a purchase in flight finishes first, then goes too.
         try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(user.uuidString), 11))", logger: logger)
         try await connection.query("""
-            INSERT INTO content.redeemed_transactions (transaction_hash, erased_at)
-            SELECT transaction_hash, \(date) FROM content.report_purchases WHERE user_id = \(user) ON CONFLICT DO NOTHING
+            INSERT INTO content.redeemed_transactions (transaction_hash, environment, erased_at)
+            SELECT transaction_hash, environment, \(date) FROM content.report_purchases WHERE user_id = \(user) ON CONFLICT DO NOTHING
             """, logger: logger)
         try await connection.query("DELETE FROM content.report_purchases WHERE user_id = \(user)", logger: logger)
         try await connection.query("DELETE FROM content.reports WHERE user_id = \(user)", logger: logger)

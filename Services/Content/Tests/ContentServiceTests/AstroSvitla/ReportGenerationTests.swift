@@ -131,7 +131,9 @@ enum ReportsHarness {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("appstore-root-\(UUID().uuidString).pem")
         try store.rootPEM.write(to: root, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: root) }
-        var variables = ["APPSTORE_ROOT_CERTIFICATES": root.path, "ASTROSVITLA_BUNDLE_ID": "app.lantern.astrosvitla", "REPORT_BUDGET_SECONDS": "30"]
+        // Trusting the test App Store's root instead of Apple's is a development setting (AppStoreConfiguration).
+        var variables = ["APPSTORE_ROOT_CERTIFICATES": root.path, "ASTROSVITLA_BUNDLE_ID": "app.lantern.astrosvitla", "REPORT_BUDGET_SECONDS": "30",
+                         "LANTERN_ENVIRONMENT": "development"]
         variables.merge(extra) { $1 }
         try await ContentHarness.run(llm: llm, extra: variables, body)
     }

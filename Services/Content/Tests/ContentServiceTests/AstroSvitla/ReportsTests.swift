@@ -49,10 +49,29 @@ private func withStore(_ store: TestAppStore, llm: [String: String] = [:], extra
 
 extension ContentHarness {
     /// A signed transaction for `area`, made for `user` (its `appAccountToken`) at the harness's time.
-    func transaction(_ store: TestAppStore, for user: UUID, area: String = "career", id: String? = nil) throws -> String {
-        var signed = store.transaction(bundleId: bundle, productId: "\(bundle).report.\(area)", accountToken: user, signedAt: time.now)
+    func transaction(_ store: TestAppStore, for user: UUID, area: String = "career", id: String? = nil,
+                     environment: AppStoreEnvironment = .sandbox) throws -> String {
+        var signed = store.transaction(bundleId: bundle, productId: "\(bundle).report.\(area)", accountToken: user, environment: environment,
+                                       signedAt: time.now)
         if let id { signed.transactionId = id; signed.originalTransactionId = id }
         return try store.sign(signed)
+    }
+
+    /// Posts an App Store notification of `type` about the transaction `transactionId` (made for `user`, in `area`),
+    /// the notification signed at `signedAt` (the harness's time by default).
+    func notify(_ store: TestAppStore, _ type: String, transactionId: String, for user: UUID, area: String = "career",
+                environment: AppStoreEnvironment = .sandbox, signedAt: Date? = nil) async throws -> TestResponse {
+        let signed = signedAt ?? time.now
+        var inner = store.transaction(bundleId: bundle, productId: "\(bundle).report.\(area)", accountToken: user, environment: environment,
+                                      signedAt: signed, revokedAt: type == "REFUND_REVERSED" ? nil : signed)
+        inner.transactionId = transactionId
+        inner.originalTransactionId = transactionId
+        let notification = SignedNotification(
+            notificationType: type, notificationUUID: UUID().uuidString.lowercased(),
+            data: .init(appAppleId: 1, bundleId: bundle, environment: environment, signedTransactionInfo: try store.sign(inner)),
+            signedDate: Int64(signed.timeIntervalSince1970 * 1000))
+        return try await client.execute(uri: "/v1/appstore/notifications", method: .post, headers: [.contentType: "application/json"],
+                                        body: ByteBuffer(string: #"{"signedPayload":"\#(try store.sign(notification))"}"#))
     }
 
     func buy(_ user: UUID, jws: String, area: String = "career", language: String? = nil, birth body: String = birth,
@@ -293,6 +312,91 @@ struct ReportsTests {
             #expect(written, "the reversal made the report due again")
             let again = try await h.buy(user, jws: preRefund)
             #expect(try again.status == .ok && (again.decode(ReportBody.self).id) == report.id)
+        }
+    }
+
+    @Test("a transactionId recorded for another account is 409 transaction_owned_elsewhere, never that account's report; the same id in Sandbox and in Production are two transactions")
+    func transactionOwnedElsewhere() async throws {
+        let store = try TestAppStore(now: ContentHarness.monday0900)
+        try await withStore(store) { h in
+            let first = UUID(), second = UUID()
+            let transactionId = "2000000555555555"
+            let bought = try await h.buy(first, jws: try h.transaction(store, for: first, id: transactionId, environment: .production))
+            #expect(bought.status == .created, "\(String(buffer: bought.body))")
+            let report = try bought.decode(ReportBody.self)
+
+            // The second account's own, validly signed transaction (its appAccountToken), carrying the first's id.
+            let collision = try await h.buy(second, jws: try h.transaction(store, for: second, id: transactionId, environment: .production))
+            #expect(collision.status == .conflict, "\(String(buffer: collision.body))")
+            let problem = try collision.decode(ProblemBody.self)
+            #expect(problem.code == "transaction_owned_elsewhere" && problem.errors?.map(\.field) == ["transaction"])
+            let text = String(buffer: collision.body)
+            #expect(!text.contains(report.id) && !text.contains(report.chart) && !text.contains("sections"))
+            #expect(try await h.count("SELECT count(*)::int FROM content.report_purchases") == 1)
+            #expect(try await h.count("SELECT count(*)::int FROM content.reports") == 1)
+            // Posted again, or by the owner: the same answers.
+            #expect(try await h.buy(second, jws: try h.transaction(store, for: second, id: transactionId, environment: .production)).status == .conflict)
+            let owner = try await h.buy(first, jws: try h.transaction(store, for: first, id: transactionId, environment: .production))
+            #expect(try owner.status == .ok && (owner.decode(ReportBody.self).id) == report.id)
+
+            // The same id in the sandbox is another transaction: the second account's own report.
+            let sandbox = try await h.buy(second, jws: try h.transaction(store, for: second, id: transactionId, environment: .sandbox))
+            #expect(sandbox.status == .created, "\(String(buffer: sandbox.body))")
+            let sandboxReport = try sandbox.decode(ReportBody.self)
+            #expect(sandboxReport.id != report.id)
+            #expect(try await h.count("SELECT count(*)::int FROM content.report_purchases") == 2)
+            // …and now the sandbox transaction is the second account's: the first account gets 409 for it.
+            let back = try await h.buy(first, jws: try h.transaction(store, for: first, id: transactionId, environment: .sandbox))
+            #expect(try back.status == .conflict && (back.decode(ProblemBody.self).code) == "transaction_owned_elsewhere")
+
+            // A refund in the sandbox takes the sandbox purchase only; production's report stays.
+            #expect(try await h.notify(store, "REFUND", transactionId: transactionId, for: second, environment: .sandbox).status == .ok)
+            let refunded = try await h.request(.get, "/v1/reports/\(sandboxReport.id)", as: second, app: .astrosvitla)
+            #expect(try refunded.status == .forbidden && (refunded.decode(ProblemBody.self).code) == "report_revoked")
+            #expect(try await h.request(.get, "/v1/reports/\(report.id)", as: first, app: .astrosvitla).status == .ok)
+        }
+    }
+
+    @Test("App Store notifications apply in the order Apple signed them: a REFUND_REVERSED signed before the REFUND leaves the report revoked, one signed after restores it, and an older REFUND arriving last takes nothing away")
+    func notificationsInSignedOrder() async throws {
+        let store = try TestAppStore(now: ContentHarness.monday0900)
+        try await withStore(store) { h in
+            let user = UUID()
+            let now = h.time.now
+            let fiveDaysAgo = now.addingTimeInterval(-5 * 86_400)
+            func buy(_ area: String, _ transactionId: String) async throws -> ReportBody {
+                let response = try await h.buy(user, jws: try h.transaction(store, for: user, area: area, id: transactionId), area: area)
+                #expect(response.status == .created, "\(String(buffer: response.body))")
+                return try response.decode(ReportBody.self)
+            }
+            func status(_ report: ReportBody) async throws -> HTTPResponse.Status {
+                try await h.request(.get, "/v1/reports/\(report.id)", as: user, app: .astrosvitla).status
+            }
+
+            // REFUND signed now, then a REFUND_REVERSED signed five days earlier (a late retry): still revoked.
+            let career = try await buy("career", "2000000600000001")
+            #expect(try await h.notify(store, "REFUND", transactionId: "2000000600000001", for: user, area: "career", signedAt: now).status == .ok)
+            #expect(try await status(career) == .forbidden)
+            let late = try await h.notify(store, "REFUND_REVERSED", transactionId: "2000000600000001", for: user, area: "career", signedAt: fiveDaysAgo)
+            #expect(late.status == .ok, "Apple is told it was handled")
+            #expect(try await status(career) == .forbidden, "an older reversal does not undo a newer refund")
+            #expect(try await h.scalar("SELECT revocation FROM content.report_purchases WHERE report_id = '\(career.id)'", as: String.self) == "REFUND")
+
+            // The other order: REFUND signed five days ago, REFUND_REVERSED signed now: restored.
+            let health = try await buy("health", "2000000600000002")
+            #expect(try await h.notify(store, "REFUND", transactionId: "2000000600000002", for: user, area: "health", signedAt: fiveDaysAgo).status == .ok)
+            #expect(try await status(health) == .forbidden)
+            #expect(try await h.notify(store, "REFUND_REVERSED", transactionId: "2000000600000002", for: user, area: "health", signedAt: now).status == .ok)
+            #expect(try await status(health) == .ok)
+
+            // The reversal signed now arrives first, the refund signed five days ago after it: nothing is taken away.
+            let finances = try await buy("finances", "2000000600000003")
+            #expect(try await h.notify(store, "REFUND_REVERSED", transactionId: "2000000600000003", for: user, area: "finances", signedAt: now).status == .ok)
+            #expect(try await h.notify(store, "REFUND", transactionId: "2000000600000003", for: user, area: "finances", signedAt: fiveDaysAgo).status == .ok)
+            #expect(try await status(finances) == .ok, "an older refund does not undo a newer reversal")
+
+            // Every notification was handled (recorded once), whether it applied or not.
+            #expect(try await h.count("SELECT count(*)::int FROM content.appstore_notifications") == 6)
         }
     }
 
