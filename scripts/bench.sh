@@ -255,9 +255,10 @@ TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-me-gateway http://127.0.0.1:18080/v1/me
 TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-catalogue-direct "http://127.0.0.1:18084/v1/reports/areas?chart=$CHART" 64
 fi
 
+# roastmelater_users FILE [COUNT]: COUNT (64) new RoastMeLater device accounts, one access token per line.
 roastmelater_users() {
   : > "$1"
-  for _ in $(seq 1 64); do
+  for _ in $(seq 1 "${2:-64}"); do
     curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type: application/json' \
       -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"roastmelater\"}" \
       | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])' >> "$1"
@@ -286,8 +287,10 @@ run_wrk roastmelater-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
 fi
 
 if part gamification; then
-say "gamification: 64 RoastMeLater users; check-ins and the profile through the gateway next to GET /v1/me; roast events at 1,000/s"
-roastmelater_users "$STATE/bench/gamification-tokens.txt"
+# 640 users, ten per connection: a user opens the app now and then, not ten times a second (with 64, every
+# check-in would race the same users' other check-ins, which no app does).
+say "gamification: 640 RoastMeLater users; check-ins and the profile through the gateway next to GET /v1/me; roast events at 1,000/s"
+roastmelater_users "$STATE/bench/gamification-tokens.txt" 640
 export TOKENS_FILE="$STATE/bench/gamification-tokens.txt"
 run_wrk gamification-me-gateway http://127.0.0.1:18080/v1/me 64 users.lua
 run_wrk gamification-checkin-gateway http://127.0.0.1:18080/v1/gamification/check-ins 64 checkin.lua

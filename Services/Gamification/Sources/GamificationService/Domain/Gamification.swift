@@ -40,6 +40,10 @@ public struct StreakChange: Sendable {
     public var user: UUID
     public var app: AppID
     public var expectedVersion: Int64?
+    /// Only the check-in is new (the same day again, from where the user already was): the row stays as it is, so
+    /// its version is not a condition. Such an answer holds whatever another write does meanwhile — a later write
+    /// only moves the last day forward or closes gaps, and never makes an already-counted day countable.
+    public var checkInOnly = false
     public var row: StreakRow
     /// The check-in to keep under its key (nil for a freeze or a settings change).
     public var checkIn: (key: String, occurredAt: Date, zone: String, result: CheckInResult)?
@@ -114,6 +118,10 @@ public struct Streaks: Sendable {
                                                      remindAt: Self.reminder(for: state, zone: zoneName, enabled: reminders)),
                                       checkIn: nil, badges: [], rewards: [], announcements: Announcements(), at: now)
             announce(&change, before: before, after: state, app: app, user: user, now: now)
+            if let row, !counted, zoneName == row.zone {
+                change.checkInOnly = true
+                change.row = row
+            }
             change.checkIn = (key, occurredAt, zone.identifier,
                               CheckInResult(counted: counted, outcome: outcome, localDate: checkIn.day, late: occurredAt < now.addingTimeInterval(-15 * 60),
                                             state: state, zone: zoneName, badges: change.badges, rewards: change.rewards))

@@ -43,6 +43,7 @@ struct StreakStore: StreakRecords {
     }
 
     func commit(_ change: StreakChange) async throws -> Bool {
+        if change.checkInOnly, let checkIn = change.checkIn { return try await record(checkIn, of: change) }
         let state = try Self.encode(change.row.state)
         let user = change.user, app = change.app.rawValue, at = change.at
         // Events tagged with what they are about: '' the change itself, `badge:<id>`, `reward:<id>`; a badge's or
@@ -102,6 +103,19 @@ struct StreakStore: StreakRecords {
         for try await count in rows.decode(Int.self) { written = count == 1 }
         if written, !streams.isEmpty { outbox.committed() }
         return written
+    }
+
+    /// Keeps a check-in that changed nothing under its key: one insert, no condition on the streak's row (the
+    /// common case — the app is opened again the same day). False when the key was taken meanwhile.
+    private func record(_ checkIn: (key: String, occurredAt: Date, zone: String, result: CheckInResult), of change: StreakChange) async throws -> Bool {
+        let rows = try await client.query("""
+            INSERT INTO gamification.check_ins (user_id, app, idempotency_key, occurred_at, zone, local_date, counted, result, created_at)
+            VALUES (\(change.user), \(change.app.rawValue), \(checkIn.key), \(checkIn.occurredAt), \(checkIn.zone),
+                    \(checkIn.result.localDate.description)::date, false, \(try Self.encode(checkIn.result))::jsonb, \(change.at))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
     }
 
     /// Sends the reminders that are due (REQ-STR-005): each row's plan is cleared and its push queued in one
