@@ -43,7 +43,13 @@ public struct LocalDay: Sendable, Equatable, Hashable, Comparable, CustomStringC
     }
 
     /// `2026-11-23`.
-    public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+    public var description: String {
+        // By hand: `String(format:)` goes through CoreFoundation's formatter, which showed in request profiles.
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let y = year
+        let digits = y >= 1000 ? "\(y)" : y >= 100 ? "0\(y)" : y >= 10 ? "00\(y)" : y >= 0 ? "000\(y)" : String(format: "%04d", y)
+        return "\(digits)-\(two(month))-\(two(day))"
+    }
 
     /// Julian Day Number (Fliegel and Van Flandern's integer formula for the Gregorian calendar).
     public var julianDayNumber: Int {

@@ -25,14 +25,8 @@ struct StreakStore: StreakRecords {
     ]
 
     func streak(of user: UUID, app: AppID, key: String?) async throws -> (row: StreakRow?, earlier: CheckInResult?, erased: Bool) {
-        let rows = try await client.query("""
-            SELECT s.state::text, s.version, s.zone, s.reminders, s.remind_at, c.result::text,
-                   EXISTS (SELECT 1 FROM gamification.erased_users WHERE user_hash = \(Self.hash(user)))
-            FROM (SELECT 1) AS one
-            LEFT JOIN gamification.streaks s ON s.user_id = \(user) AND s.app = \(app.rawValue)
-            LEFT JOIN gamification.check_ins c ON c.user_id = \(user) AND c.app = \(app.rawValue) AND c.idempotency_key = \(key ?? "")
-            """, logger: logger)
-        for try await (state, version, zone, reminders, remindAt, result, erased) in rows.decode((String?, Int64?, String?, Bool?, Date?, String?, Bool).self) {
+        let rows = try await client.execute(ReadStreak(user: user, app: app.rawValue, key: key ?? "", hash: Self.hash(user)), logger: logger)
+        for try await (state, version, zone, reminders, remindAt, result, erased) in rows {
             let row = try state.map { text in
                 StreakRow(state: try Self.decode(StreakState.self, text), version: version ?? 0, zone: zone ?? "UTC", reminders: reminders ?? true,
                           remindAt: remindAt)
@@ -108,14 +102,71 @@ struct StreakStore: StreakRecords {
     /// Keeps a check-in that changed nothing under its key: one insert, no condition on the streak's row (the
     /// common case — the app is opened again the same day). False when the key was taken meanwhile.
     private func record(_ checkIn: (key: String, occurredAt: Date, zone: String, result: CheckInResult), of change: StreakChange) async throws -> Bool {
-        let rows = try await client.query("""
-            INSERT INTO gamification.check_ins (user_id, app, idempotency_key, occurred_at, zone, local_date, counted, result, created_at)
-            VALUES (\(change.user), \(change.app.rawValue), \(checkIn.key), \(checkIn.occurredAt), \(checkIn.zone),
-                    \(checkIn.result.localDate.description)::date, false, \(try Self.encode(checkIn.result))::jsonb, \(change.at))
-            ON CONFLICT DO NOTHING RETURNING 1
-            """, logger: logger)
+        let rows = try await client.execute(RecordCheckIn(user: change.user, app: change.app.rawValue, key: checkIn.key, occurredAt: checkIn.occurredAt,
+                                                          zone: checkIn.zone, localDate: checkIn.result.localDate.description,
+                                                          result: try Self.encode(checkIn.result), at: change.at), logger: logger)
         for try await _ in rows { return true }
         return false
+    }
+
+    /// The read of every check-in, prepared once per connection (planned once, not per request).
+    struct ReadStreak: PostgresPreparedStatement {
+        static let sql = """
+            SELECT s.state::text, s.version, s.zone, s.reminders, s.remind_at, c.result::text,
+                   EXISTS (SELECT 1 FROM gamification.erased_users WHERE user_hash = $4)
+            FROM (SELECT 1) AS one
+            LEFT JOIN gamification.streaks s ON s.user_id = $1 AND s.app = $2
+            LEFT JOIN gamification.check_ins c ON c.user_id = $1 AND c.app = $2 AND c.idempotency_key = $3
+            """
+        typealias Row = (String?, Int64?, String?, Bool?, Date?, String?, Bool)
+        var user: UUID
+        var app: String
+        var key: String
+        var hash: ByteBuffer
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 4)
+            bindings.append(user)
+            bindings.append(app)
+            bindings.append(key)
+            bindings.append(hash)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
+    /// The insert of a check-in that changed nothing, prepared once per connection.
+    struct RecordCheckIn: PostgresPreparedStatement {
+        static let sql = """
+            INSERT INTO gamification.check_ins (user_id, app, idempotency_key, occurred_at, zone, local_date, counted, result, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6::date, false, $7::jsonb, $8)
+            ON CONFLICT DO NOTHING RETURNING 1
+            """
+        typealias Row = Int
+        var user: UUID
+        var app: String
+        var key: String
+        var occurredAt: Date
+        var zone: String
+        var localDate: String
+        var result: String
+        var at: Date
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 8)
+            bindings.append(user)
+            bindings.append(app)
+            bindings.append(key)
+            bindings.append(occurredAt)
+            bindings.append(zone)
+            bindings.append(localDate)
+            bindings.append(result)
+            bindings.append(at)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
     }
 
     /// Sends the reminders that are due (REQ-STR-005): each row's plan is cleared and its push queued in one
