@@ -52,7 +52,8 @@ public enum GamificationEvents {
         public static var stream: EventStream { .events(GamificationEvents.producer) }
         public var userId: String
         public var app: AppID
-        /// Days in a row, 0 once broken.
+        /// Days in a row up to `lastActiveDay`. A break is announced when the next check-in finds it; until then a
+        /// copy shows 0 once `lastActiveDay` is before yesterday in the user's zone (as content's widget does).
         public var current: Int
         public var longest: Int
         /// The last local day (`YYYY-MM-DD`) that counted; the streak is still alive on the day after it.
