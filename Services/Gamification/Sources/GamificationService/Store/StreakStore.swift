@@ -21,7 +21,7 @@ struct StreakStore: StreakRecords {
         // A check-in may be 72 hours late; its key is kept well beyond, then forgotten.
         Housekeeping.Rule("check_ins", sql: "DELETE FROM gamification.check_ins WHERE created_at < $1", keep: 8 * 86_400),
         Housekeeping.Rule("erased_users", sql: "DELETE FROM gamification.erased_users WHERE erased_at < $1", keep: 30 * 86_400),
-        Housekeeping.Rule("processed_events", sql: "DELETE FROM gamification.processed_events WHERE processed_at < $1", keep: 14 * 86_400),
+        .processedEvents(schema: schema),
     ]
 
     func streak(of user: UUID, app: AppID, key: String?) async throws -> (row: StreakRow?, earlier: CheckInResult?, erased: Bool) {
