@@ -119,6 +119,12 @@ let services: [Service] = [
         testDependencies: ["LanternEvents", "LanternRedis", "LanternTokens", postgres]
     ),
     Service(
+        "health-brain", folder: "HealthBrain", library: "HealthBrainService",
+        dependencies: ["LanternDatabase", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, crypto],
+        resources: [.copy("Migrations"), .copy("Catalogue")],
+        testDependencies: ["LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres]
+    ),
+    Service(
         "push-worker", folder: "PushWorker", library: "PushWorker",
         dependencies: ["LanternDatabase", "LanternEvents", "LanternRedis", postgres, jwt, crypto, httpClient, nioSSL,
                        nioPosix, nioCore, nioFoundation, metrics],

@@ -9,7 +9,8 @@ public enum EventCatalogue {
         ContentEvents.FortuneRevealed.self, ContentEvents.RoastGenerated.self, ContentEvents.RoastReacted.self,
         ContentEvents.RoastFavourited.self, ContentEvents.RoastShared.self,
         GamificationEvents.StreakChanged.self, GamificationEvents.BadgeEarned.self, GamificationEvents.RewardUnlocked.self,
-        PushRequest.self,
+        SymbiEvents.EvolutionTriggered.self, SymbiEvents.Evolved.self,
+        PushRequest.self, SymbiEvents.EvolutionRequested.self,
         RealtimeFrame.self, RealtimeDisconnect.self,
     ]
 }

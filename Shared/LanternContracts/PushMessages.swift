@@ -39,11 +39,14 @@ extension PushMessage {
     public static let roastmelaterBadgeEarned = PushMessage("roastmelater.badge_earned", app: .roastmelater, arguments: ["badge"])
     /// RoastMeLater: a reward unlocked, named in the device's language (gamification, REQ-STR-008/009).
     public static let roastmelaterRewardUnlocked = PushMessage("roastmelater.reward_unlocked", app: .roastmelater, arguments: ["reward"])
+    /// Symbi: a new form of the pet is ready (health-brain, on the evolution worker's `symbi.evolved`, Req 8.3).
+    public static let symbiEvolved = PushMessage("symbi.evolved", app: .symbi)
 
     /// Every message a service may send: the catalogue test walks this list.
     public static let all: [PushMessage] = [
         pairlyPaired, pairlyPairedUnnamed, pairlyMomentShared, pairlyMomentSharedUnnamed, pairlyPartnerDisconnected,
         pairlyPartnerDisconnectedUnnamed, luckydayCookieReady, roastmelaterStreakReminder, roastmelaterBadgeEarned, roastmelaterRewardUnlocked,
+        symbiEvolved,
     ]
 }
 

@@ -13,7 +13,7 @@ RENDERED = os.path.join(ROOT, "infra/k8s/rendered")
 RENDERS = ["base", "dev", "prod"]
 WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "Job"}
 # The request paths the prod overlay autoscales; base runs at least two of each.
-AUTOSCALED = {"gateway", "identity", "astrology", "content", "gamification"}
+AUTOSCALED = {"gateway", "identity", "astrology", "content", "gamification", "health-brain"}
 errors, notes = [], []
 
 

@@ -19,7 +19,8 @@ extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     public enum Schemas {
         /// An RFC 9457 problem. `detail` and `errors` are omitted when empty. A few problems add extension members
-        /// beside these (RFC 9457 §3.2), named in their responses: `opensAgainAt` of 409 `cookie_not_ready`.
+        /// beside these (RFC 9457 §3.2), named in their responses: `opensAgainAt` of 409 `cookie_not_ready`, `provider`
+        /// of 409 `identity_already_linked` and `provider_already_linked`, `state` of 409 `symbi_not_upset`.
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/Problem`.
@@ -67,6 +68,7 @@ extension Components {
             /// | `headers_too_large` | 431 | The request's header fields are too large (gateway; the connection is closed). |
             /// | `id_token_expired` | 401 | The Google or Apple ID token has expired. |
             /// | `idempotency_key_reused` | 422 | The `Idempotency-Key` was used for a different photo, for an earlier cookie, or for a roast of another order. |
+            /// | `identity_already_linked` | 409 | Linking: the Google or Apple identity already signs in to another account of the app; the problem carries `provider`. |
             /// | `identity_provider_unavailable` | 503 | The Google or Apple key set could not be loaded and none is cached. |
             /// | `image_malformed` | 422 | The photo is damaged or lacks its size. |
             /// | `image_missing` | 400, 422 | No photo: an empty body (400), or a form without a photo part (422). |
@@ -108,6 +110,7 @@ extension Components {
             /// | `premium_locked` | 403 | The roast's category (or a category of the widget's settings, or a share card's template) is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
             /// | `profile_not_found` | 404 | No Lucky Day profile has been saved yet. |
             /// | `profile_required` | 409 | Breaking a cookie needs a Lucky Day profile first. |
+            /// | `provider_already_linked` | 409 | Linking: the account already has a different identity of this provider (one Google and one Apple identity per account); the problem carries `provider`. |
             /// | `provider_not_configured` | 503 | No client ids are configured for this sign-in provider. |
             /// | `rate_limited` | 429 | Too many requests in the current 60-second window; see `Retry-After`. |
             /// | `realtime_not_available` | 403 | The token's app has no real-time feed. |
@@ -123,8 +126,10 @@ extension Components {
             /// | `route_not_found` | 404 | No route for this path. |
             /// | `service_unavailable` | 503 | The route's service is not configured on the gateway (its `*_URL`). |
             /// | `session_revoked` | 401 | The session has ended (logout or revocation); sign in again. |
-            /// | `sign_in_contention` | 503 | The account was being created by concurrent requests; retry. |
+            /// | `sign_in_contention` | 503 | The account was being created (or the identity linked) by concurrent requests; retry. |
             /// | `sign_in_method_not_allowed` | 403 | The app does not offer anonymous device accounts. |
+            /// | `symbi_not_upset` | 409 | A calm session is offered only while Symbi is stressed or anxious; the problem carries `state`. |
+            /// | `symbi_only` | 403 | The Symbi routes are for Symbi's user tokens. |
             /// | `token_expired` | 401 | The access token has expired; refresh it. |
             /// | `too_many_connections` | 503 | The client address has too many connections open to the gateway (the connection is closed). |
             /// | `transaction_invalid` | 422 | The StoreKit transaction does not verify, is for another bundle or environment, is too old, or is not a consumable. |
@@ -220,6 +225,7 @@ extension Components {
             /// | `headers_too_large` | 431 | The request's header fields are too large (gateway; the connection is closed). |
             /// | `id_token_expired` | 401 | The Google or Apple ID token has expired. |
             /// | `idempotency_key_reused` | 422 | The `Idempotency-Key` was used for a different photo, for an earlier cookie, or for a roast of another order. |
+            /// | `identity_already_linked` | 409 | Linking: the Google or Apple identity already signs in to another account of the app; the problem carries `provider`. |
             /// | `identity_provider_unavailable` | 503 | The Google or Apple key set could not be loaded and none is cached. |
             /// | `image_malformed` | 422 | The photo is damaged or lacks its size. |
             /// | `image_missing` | 400, 422 | No photo: an empty body (400), or a form without a photo part (422). |
@@ -261,6 +267,7 @@ extension Components {
             /// | `premium_locked` | 403 | The roast's category (or a category of the widget's settings, or a share card's template) is premium and the user does not have the `premium_roasts` reward (a 7-day streak) yet. |
             /// | `profile_not_found` | 404 | No Lucky Day profile has been saved yet. |
             /// | `profile_required` | 409 | Breaking a cookie needs a Lucky Day profile first. |
+            /// | `provider_already_linked` | 409 | Linking: the account already has a different identity of this provider (one Google and one Apple identity per account); the problem carries `provider`. |
             /// | `provider_not_configured` | 503 | No client ids are configured for this sign-in provider. |
             /// | `rate_limited` | 429 | Too many requests in the current 60-second window; see `Retry-After`. |
             /// | `realtime_not_available` | 403 | The token's app has no real-time feed. |
@@ -276,8 +283,10 @@ extension Components {
             /// | `route_not_found` | 404 | No route for this path. |
             /// | `service_unavailable` | 503 | The route's service is not configured on the gateway (its `*_URL`). |
             /// | `session_revoked` | 401 | The session has ended (logout or revocation); sign in again. |
-            /// | `sign_in_contention` | 503 | The account was being created by concurrent requests; retry. |
+            /// | `sign_in_contention` | 503 | The account was being created (or the identity linked) by concurrent requests; retry. |
             /// | `sign_in_method_not_allowed` | 403 | The app does not offer anonymous device accounts. |
+            /// | `symbi_not_upset` | 409 | A calm session is offered only while Symbi is stressed or anxious; the problem carries `state`. |
+            /// | `symbi_only` | 403 | The Symbi routes are for Symbi's user tokens. |
             /// | `token_expired` | 401 | The access token has expired; refresh it. |
             /// | `too_many_connections` | 503 | The client address has too many connections open to the gateway (the connection is closed). |
             /// | `transaction_invalid` | 422 | The StoreKit transaction does not verify, is for another bundle or environment, is too old, or is not a consumable. |
@@ -309,6 +318,25 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/opensAgainAt`.
             public var opensAgainAt: Foundation.Date?
+            /// Extension member of `identity_already_linked` and `provider_already_linked`: the sign-in provider of the
+            /// identity that could not be linked.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/provider`.
+            @frozen public enum ProviderPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case google = "google"
+                case apple = "apple"
+            }
+            /// Extension member of `identity_already_linked` and `provider_already_linked`: the sign-in provider of the
+            /// identity that could not be linked.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/provider`.
+            public var provider: Components.Schemas.Problem.ProviderPayload?
+            /// Extension member of `symbi_not_upset`: the pet's state (neither `stressed` nor `anxious`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/state`.
+            public var state: Components.Schemas.SymbiPetState?
             /// Creates a new `Problem`.
             ///
             /// - Parameters:
@@ -319,6 +347,8 @@ extension Components {
             ///   - code: Stable machine-readable code: what clients switch on. Every code the services and the gateway answer is
             ///   - errors: For validation problems, one entry per offending field.
             ///   - opensAgainAt: Extension member of `cookie_not_ready`: when the next cookie can be broken, RFC 3339 in UTC without
+            ///   - provider: Extension member of `identity_already_linked` and `provider_already_linked`: the sign-in provider of the
+            ///   - state: Extension member of `symbi_not_upset`: the pet's state (neither `stressed` nor `anxious`).
             public init(
                 _type: Swift.String,
                 title: Swift.String,
@@ -326,7 +356,9 @@ extension Components {
                 detail: Swift.String? = nil,
                 code: Components.Schemas.Problem.CodePayload,
                 errors: [Components.Schemas.FieldError]? = nil,
-                opensAgainAt: Foundation.Date? = nil
+                opensAgainAt: Foundation.Date? = nil,
+                provider: Components.Schemas.Problem.ProviderPayload? = nil,
+                state: Components.Schemas.SymbiPetState? = nil
             ) {
                 self._type = _type
                 self.title = title
@@ -335,6 +367,8 @@ extension Components {
                 self.code = code
                 self.errors = errors
                 self.opensAgainAt = opensAgainAt
+                self.provider = provider
+                self.state = state
             }
             public enum CodingKeys: String, CodingKey {
                 case _type = "type"
@@ -344,6 +378,8 @@ extension Components {
                 case code
                 case errors
                 case opensAgainAt
+                case provider
+                case state
             }
         }
         /// - Remark: Generated from `#/components/schemas/FieldError`.
@@ -5794,6 +5830,23 @@ extension Components {
                 case counters
                 case members
             }
+        }
+        /// The pet's mood. `sad`, `resting` and `active` come from the day's steps and the user's thresholds; the day's
+        /// brain chooses among `vibrant`, `calm`, `tired`, `stressed`, `anxious`, `rested` and `active`; a calm session
+        /// makes the pet `calm`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/SymbiPetState`.
+        @frozen public enum SymbiPetState: String, Codable, Hashable, Sendable, CaseIterable {
+            case sad = "sad"
+            case resting = "resting"
+            case active = "active"
+            case vibrant = "vibrant"
+            case calm = "calm"
+            case tired = "tired"
+            case stressed = "stressed"
+            case anxious = "anxious"
+            case rested = "rested"
         }
         /// - Remark: Generated from `#/components/schemas/PublicJWKS`.
         public struct PublicJWKS: Codable, Hashable, Sendable {

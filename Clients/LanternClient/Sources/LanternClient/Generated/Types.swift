@@ -72,6 +72,44 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/auth/logout`.
     /// - Remark: Generated from `#/paths//v1/auth/logout/post(logout)`.
     func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output
+    /// Link a Google identity to the signed-in account
+    ///
+    /// Adds the Google identity of an ID token to the account of the access token, as Firebase's
+    /// `linkWithCredential` does: typically a device account (`POST /v1/auth/device`) that the user wants to keep
+    /// on another device. The body is the one of `POST /v1/auth/google`, and the ID token is verified the same
+    /// way, with the same problems; `app` must be the account's app and `displayName` is not used (linking does
+    /// not change the profile's name; `PATCH /v1/me` does). The account gains the credential `(app, google, sub)`
+    /// and **keeps its id**, so nothing moves in any service; the token's `email`, when it has one, becomes the
+    /// account's. From then on `POST /v1/auth/google` with this identity, on any device, signs in to this account
+    /// (200, `isNewUser: false`). Linking an identity the account already has changes nothing and answers the same
+    /// 200. An account holds at most one Google identity, and an identity belongs to one account: 409
+    /// `identity_already_linked` when the identity already signs in to another account of the app (checked first),
+    /// `provider_already_linked` when this account already has a different Google identity. The session and
+    /// its tokens stay as they are.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/auth/link/google`.
+    /// - Remark: Generated from `#/paths//v1/auth/link/google/post(linkGoogle)`.
+    func linkGoogle(_ input: Operations.LinkGoogle.Input) async throws -> Operations.LinkGoogle.Output
+    /// Link a Apple identity to the signed-in account
+    ///
+    /// Adds the Apple identity of an ID token to the account of the access token, as Firebase's
+    /// `linkWithCredential` does: typically a device account (`POST /v1/auth/device`) that the user wants to keep
+    /// on another device. The body is the one of `POST /v1/auth/apple`, and the ID token is verified the same
+    /// way, with the same problems; `app` must be the account's app and `displayName` is not used (linking does
+    /// not change the profile's name; `PATCH /v1/me` does). The account gains the credential `(app, apple, sub)`
+    /// and **keeps its id**, so nothing moves in any service; the token's `email`, when it has one, becomes the
+    /// account's. From then on `POST /v1/auth/apple` with this identity, on any device, signs in to this account
+    /// (200, `isNewUser: false`). Linking an identity the account already has changes nothing and answers the same
+    /// 200. An account holds at most one Apple identity, and an identity belongs to one account: 409
+    /// `identity_already_linked` when the identity already signs in to another account of the app (checked first),
+    /// `provider_already_linked` when this account already has a different Apple identity. The session and
+    /// its tokens stay as they are.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/auth/link/apple`.
+    /// - Remark: Generated from `#/paths//v1/auth/link/apple/post(linkApple)`.
+    func linkApple(_ input: Operations.LinkApple.Input) async throws -> Operations.LinkApple.Output
     /// Public keys that verify access tokens
     ///
     /// The Ed25519 public key identity signs access tokens with (one key). `kid` is derived from the public
@@ -1105,6 +1143,60 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/auth/logout/post(logout)`.
     public func logout(headers: Operations.Logout.Input.Headers = .init()) async throws -> Operations.Logout.Output {
         try await logout(Operations.Logout.Input(headers: headers))
+    }
+    /// Link a Google identity to the signed-in account
+    ///
+    /// Adds the Google identity of an ID token to the account of the access token, as Firebase's
+    /// `linkWithCredential` does: typically a device account (`POST /v1/auth/device`) that the user wants to keep
+    /// on another device. The body is the one of `POST /v1/auth/google`, and the ID token is verified the same
+    /// way, with the same problems; `app` must be the account's app and `displayName` is not used (linking does
+    /// not change the profile's name; `PATCH /v1/me` does). The account gains the credential `(app, google, sub)`
+    /// and **keeps its id**, so nothing moves in any service; the token's `email`, when it has one, becomes the
+    /// account's. From then on `POST /v1/auth/google` with this identity, on any device, signs in to this account
+    /// (200, `isNewUser: false`). Linking an identity the account already has changes nothing and answers the same
+    /// 200. An account holds at most one Google identity, and an identity belongs to one account: 409
+    /// `identity_already_linked` when the identity already signs in to another account of the app (checked first),
+    /// `provider_already_linked` when this account already has a different Google identity. The session and
+    /// its tokens stay as they are.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/auth/link/google`.
+    /// - Remark: Generated from `#/paths//v1/auth/link/google/post(linkGoogle)`.
+    public func linkGoogle(
+        headers: Operations.LinkGoogle.Input.Headers = .init(),
+        body: Operations.LinkGoogle.Input.Body
+    ) async throws -> Operations.LinkGoogle.Output {
+        try await linkGoogle(Operations.LinkGoogle.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Link a Apple identity to the signed-in account
+    ///
+    /// Adds the Apple identity of an ID token to the account of the access token, as Firebase's
+    /// `linkWithCredential` does: typically a device account (`POST /v1/auth/device`) that the user wants to keep
+    /// on another device. The body is the one of `POST /v1/auth/apple`, and the ID token is verified the same
+    /// way, with the same problems; `app` must be the account's app and `displayName` is not used (linking does
+    /// not change the profile's name; `PATCH /v1/me` does). The account gains the credential `(app, apple, sub)`
+    /// and **keeps its id**, so nothing moves in any service; the token's `email`, when it has one, becomes the
+    /// account's. From then on `POST /v1/auth/apple` with this identity, on any device, signs in to this account
+    /// (200, `isNewUser: false`). Linking an identity the account already has changes nothing and answers the same
+    /// 200. An account holds at most one Apple identity, and an identity belongs to one account: 409
+    /// `identity_already_linked` when the identity already signs in to another account of the app (checked first),
+    /// `provider_already_linked` when this account already has a different Apple identity. The session and
+    /// its tokens stay as they are.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/auth/link/apple`.
+    /// - Remark: Generated from `#/paths//v1/auth/link/apple/post(linkApple)`.
+    public func linkApple(
+        headers: Operations.LinkApple.Input.Headers = .init(),
+        body: Operations.LinkApple.Input.Body
+    ) async throws -> Operations.LinkApple.Output {
+        try await linkApple(Operations.LinkApple.Input(
+            headers: headers,
+            body: body
+        ))
     }
     /// Public keys that verify access tokens
     ///

@@ -58,7 +58,7 @@ public struct RouteTable: Sendable {
     ], realtimeState: [
         // Pairly: the partnership (identity) and the widget's moment (media).
         AppID.pairly.rawValue: RealtimeState.keys[.pairly, default: []].map { ($0.name, $0.service) },
-    ], realtimeApps: ["pairly", "astrosvitla", "roastmelater"])
+    ], realtimeApps: ["pairly", "astrosvitla", "roastmelater", "symbi"])
 
     /// The entry for a canonical path (`CanonicalPath`). Prefixes match without regard to ASCII case, so
     /// `/v1/pairing/JOIN` is the invite-code route with its limits, whatever another router would make of it.

@@ -41,14 +41,18 @@ struct AuthController: Sendable {
         var isNewUser: Bool?
     }
 
-    /// `/v1/auth`: sign-in and refresh are public; signing out needs the session's token.
+    /// `/v1/auth`: sign-in and refresh are public; signing out and linking an identity need the session's token.
     func endpoints(requireAuth: RequireAccessToken) -> RouteCollection<LanternRequestContext> {
         let routes = RouteCollection(context: LanternRequestContext.self)
         routes.post("device", use: device)
         routes.post("google", use: googleSignIn)
         routes.post("apple", use: appleSignIn)
         routes.post("refresh", use: refresh)
-        routes.add(middleware: requireAuth).post("logout", use: logout)
+        // The middleware applies to the routes added after it.
+        routes.add(middleware: requireAuth)
+        routes.post("logout", use: logout)
+        routes.post("link/google", use: linkGoogle)
+        routes.post("link/apple", use: linkApple)
         return routes
     }
 
@@ -86,6 +90,48 @@ struct AuthController: Sendable {
     private func providerSignIn(_ request: Request, context: LanternRequestContext, method: String,
                                 verifier: ExternalIdentityVerifier?) async throws -> JSONResponse<TokenResponse> {
         let body = try await request.decodeJSON(as: ProviderSignIn.self, context: context)
+        let (app, name) = try Self.validate(body)
+        let identity = try await Self.configured(verifier, method).verify(body.idToken)
+        let providerName = identity.name.flatMap { try? DisplayName.validate(String($0.prefix(40))).get() }
+        let (user, created) = try await accounts.findOrCreateUser(app: app, method: method, subject: identity.subject,
+                                                               displayName: name ?? providerName, email: identity.email)
+        return try await tokens(for: user, app: app, created: created)
+    }
+
+    @Sendable func linkGoogle(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<User> {
+        try await link(request, context: context, method: "google", verifier: google)
+    }
+
+    @Sendable func linkApple(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<User> {
+        try await link(request, context: context, method: "apple", verifier: apple)
+    }
+
+    /// Adds the ID token's identity to the signed-in account and answers the account as `GET /v1/me` does. The body
+    /// and its problems are sign-in's (`displayName` is checked but not used: linking leaves the profile's name).
+    private func link(_ request: Request, context: LanternRequestContext, method: String,
+                      verifier: ExternalIdentityVerifier?) async throws -> JSONResponse<User> {
+        let claims = try context.requireAuth()
+        guard let userID = claims.userID else { throw Problem.forbidden("This route is for user tokens.") }
+        let body = try await request.decodeJSON(as: ProviderSignIn.self, context: context)
+        let (app, _) = try Self.validate(body)
+        guard app.rawValue == claims.app else {
+            throw Problem.invalid(field: "app", "must be the app of this account (\(claims.app ?? "none"))")
+        }
+        let identity = try await Self.configured(verifier, method).verify(body.idToken)
+        do {
+            let (user, _) = try await accounts.link(userID: userID, method: method, subject: identity.subject, email: identity.email)
+            return JSONResponse(user)
+        } catch let failure as LinkFailure {
+            switch failure {
+            case .identityLinkedElsewhere: throw Problem.identityAlreadyLinked(method)
+            case .providerAlreadyLinked: throw Problem.providerAlreadyLinked(method)
+            case .accountDeleted: throw Problem.accountDeleted
+            }
+        }
+    }
+
+    /// The checks of a sign-in or link body: every bad field in one 422. Returns the app and the valid display name.
+    private static func validate(_ body: ProviderSignIn) throws -> (AppID, displayName: String?) {
         var validator = FieldValidator()
         let app = AppID(rawValue: body.app)
         validator.check(app != nil, "app", "must be one of \(AppID.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -99,15 +145,15 @@ struct AuthController: Sendable {
         }
         try validator.validate()
         guard let app else { throw Problem.invalid(field: "app", "is not a known app") }
+        return (app, name)
+    }
+
+    private static func configured(_ verifier: ExternalIdentityVerifier?, _ method: String) throws -> ExternalIdentityVerifier {
         guard let verifier else {
             throw Problem(status: 503, code: "provider_not_configured", title: "Sign-in method not configured",
                           detail: "\(method) sign-in is not configured on this server (\(method.uppercased())_CLIENT_IDS).")
         }
-        let identity = try await verifier.verify(body.idToken)
-        let providerName = identity.name.flatMap { try? DisplayName.validate(String($0.prefix(40))).get() }
-        let (user, created) = try await accounts.findOrCreateUser(app: app, method: method, subject: identity.subject,
-                                                               displayName: name ?? providerName, email: identity.email)
-        return try await tokens(for: user, app: app, created: created)
+        return verifier
     }
 
     @Sendable func refresh(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<TokenResponse> {

@@ -65,6 +65,68 @@ struct AccountStore: IdentityTables {
         return nil
     }
 
+    /// Adds the credential `(account's app, method, subject)` to an existing account (`IdentityLinking`); `linked`
+    /// is false when the identity already signed in to it. Throws `LinkFailure`.
+    ///
+    /// The account's row is locked first, so links to one account (and its deletion) queue. Two accounts racing for
+    /// one identity meet at the credentials' primary key: the second insert waits for the first transaction and,
+    /// once it commits, inserts nothing; the state is then read again and the loser is told who won. The unique
+    /// index `credentials_one_per_provider` keeps an account to one identity per provider the same way.
+    func link(userID: UUID, method: String, subject: String, email: String?) async throws -> (User, linked: Bool) {
+        let now = clock.now()
+        let linked: Bool = try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query("SELECT app FROM identity.users WHERE id = \(userID) FOR UPDATE", logger: logger)
+            var found: AppID?
+            for try await app in rows.decode(AppID.self) { found = app }
+            guard let app = found else { throw LinkFailure.accountDeleted }
+            for _ in 0..<3 {
+                let state = try await linkState(app: app, method: method, subject: subject, userID: userID, on: connection)
+                switch IdentityLinking.decide(account: userID, state) {
+                case .refuse(let failure):
+                    throw failure
+                case .alreadyLinked:
+                    if let email {
+                        // As a sign-in does: keep the provider's email current.
+                        try await connection.query("UPDATE identity.users SET email = \(email) WHERE id = \(userID) AND email IS DISTINCT FROM \(email)",
+                                                   logger: logger)
+                    }
+                    return false
+                case .link:
+                    let inserted = try await connection.query("""
+                        INSERT INTO identity.credentials (app, method, subject, user_id, created_at)
+                        VALUES (\(app.rawValue), \(method), \(subject), \(userID), \(now))
+                        ON CONFLICT DO NOTHING RETURNING user_id
+                        """, logger: logger)
+                    var added = false
+                    for try await _ in inserted { added = true }
+                    if added {
+                        try await connection.query("""
+                            UPDATE identity.users SET email = coalesce(\(email), email), updated_at = \(now) WHERE id = \(userID)
+                            """, logger: logger)
+                        return true
+                    }
+                    // Another request linked the identity (or signed up with it) first: read again who holds what.
+                }
+            }
+            throw Problem(status: 503, code: "sign_in_contention", title: "Try again",
+                          detail: "The identity is being linked or signed in to by another request; retry.")
+        }
+        guard let user = try await user(userID) else { throw LinkFailure.accountDeleted }
+        return (user, linked)
+    }
+
+    private func linkState(app: AppID, method: String, subject: String, userID: UUID,
+                           on connection: PostgresConnection) async throws -> IdentityLinking.State {
+        let rows = try await connection.query("""
+            SELECT (SELECT user_id FROM identity.credentials WHERE app = \(app.rawValue) AND method = \(method) AND subject = \(subject)),
+                   (SELECT subject FROM identity.credentials WHERE user_id = \(userID) AND method = \(method) ORDER BY created_at LIMIT 1)
+            """, logger: logger)
+        for try await (holder, linkedSubject) in rows.decode((UUID?, String?).self) {
+            return IdentityLinking.State(holder: holder, linkedSubject: linkedSubject)
+        }
+        return IdentityLinking.State()
+    }
+
 
     func user(_ id: UUID) async throws -> User? {
         let rows = try await client.query("""

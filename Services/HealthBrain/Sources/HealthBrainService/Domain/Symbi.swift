@@ -1,0 +1,164 @@
+import Foundation
+import LanternContracts
+import LanternCore
+import Logging
+
+/// What the domain needs stored (`PetStore`).
+protocol PetRecords: Sendable {
+    func pet(_ user: UUID) async throws -> PetRecord?
+    func history(_ user: UUID) async throws -> [DayRecord]
+    func evolutions(_ user: UUID) async throws -> [EvolutionRecord]
+    func export(_ user: UUID) async throws -> PetExport?
+    /// Locks the pet (made from `create` when missing), upserts `metrics`, reads the touched days' rows and records,
+    /// and writes what `decide` returns (nil: nothing).
+    func update(_ user: UUID, create: PetRecord?, metrics: [DailyMetrics], days: [LocalDay], now: Date,
+                decide: @Sendable (PetRecord, _ rows: [LocalDay: [DailyMetrics]], _ days: [LocalDay: DayRecord]) throws -> PetChange?) async throws -> PetRecord?
+    func calm(_ user: UUID, key: String, minutes: Int, completedAt: Date, today: LocalDay, now: Date,
+              decide: @Sendable (PetRecord, DayRecord?) -> PetChange?) async throws -> CalmOutcome
+    func claimBrainRuns(now: Date, limit: Int, plan: @Sendable (PetRecord) -> (day: LocalDay, next: Date)) async throws -> [BrainRun]
+    func purgeRawMetrics(processedBefore cutoff: Date) async throws -> Int
+}
+
+/// A raw row with the time it was processed (the export shows when it will be gone).
+public struct StoredMetrics: Sendable, Equatable {
+    public var metrics: DailyMetrics
+    public var processedAt: Date
+}
+
+public struct SessionRecord: Sendable, Equatable {
+    public var key: String
+    public var minutes: Int
+    public var completedAt: Date
+}
+
+/// Everything held about a user (Req 11.5).
+public struct PetExport: Sendable {
+    public var pet: PetRecord
+    public var metrics: [StoredMetrics]
+    public var days: [DayRecord]
+    public var sessions: [SessionRecord]
+    public var evolutions: [EvolutionRecord]
+}
+
+public enum CalmOutcome: Sendable {
+    case calmed(PetRecord)
+    /// The same session key again: its first answer stands.
+    case replayed(PetRecord)
+    /// Not Stressed or Anxious: nothing to calm (Req 7.1).
+    case notCalm(PetState)
+}
+
+/// A claimed run of the day's brain: the user, the day, and what is kept of it (nil: no data that day).
+public struct BrainRun: Sendable {
+    public var user: UUID
+    public var date: LocalDay
+    public var day: DayRecord?
+}
+
+/// Symbi's use cases over the store: uploads, settings, sessions, the daily brain, the purge.
+struct SymbiCare: Sendable {
+    let records: any PetRecords
+    let brain: Brain
+    let schedule: BrainSchedule
+    let clock: WallClock
+    let logger: Logger
+    /// Raw rows go this long after processing (Req 11.3: at most 24 h; the purge's interval is taken off).
+    let rawRetention: TimeInterval
+
+    /// The pet as it is, or a new one's defaults (nothing is stored until the user sends something).
+    func pet(of user: UUID) async throws -> PetRecord {
+        try await records.pet(user) ?? PetRecord.new(user, at: clock.now())
+    }
+
+    /// Folds uploaded days in (Req 1–2, 14.4). `zone`, when given, becomes the pet's zone and re-plans the brain.
+    func upload(_ metrics: [DailyMetrics], zone: String?, for user: UUID) async throws -> PetRecord {
+        let now = clock.now()
+        let schedule = schedule
+        let pet = try await records.update(user, create: newPet(user, zone: zone, now: now), metrics: metrics, days: [], now: now) { pet, rows, days in
+            var pet = pet
+            if let zone, zone != pet.settings.timeZone { pet.settings.timeZone = zone; pet.brainDueAt = nil }
+            if pet.brainDueAt == nil { pet.brainDueAt = schedule.next(for: user, in: pet.settings.zone, now: now, lastRun: pet.brainDay) }
+            return PetCare.apply(rows: rows, days: days, to: pet, today: LocalDay(now, in: pet.settings.zone), now: now)
+        }
+        if let pet { return pet }
+        return try await self.pet(of: user)
+    }
+
+    /// Applies a change of settings (already validated); a new zone re-plans the brain.
+    func updateSettings(of user: UUID, _ change: @escaping @Sendable (inout PetSettings) -> Void) async throws -> PetRecord {
+        let now = clock.now()
+        let schedule = schedule
+        let pet = try await records.update(user, create: newPet(user, zone: nil, now: now), metrics: [], days: [], now: now) { pet, _, _ in
+            var changed = pet
+            change(&changed.settings)
+            if changed.settings.timeZone != pet.settings.timeZone || changed.brainDueAt == nil {
+                changed.brainDueAt = schedule.next(for: user, in: changed.settings.zone, now: now, lastRun: pet.brainDay)
+            }
+            var result = PetChange(pet: changed)
+            result.days = []
+            return result
+        }
+        if let pet { return pet }
+        return try await self.pet(of: user)
+    }
+
+    /// A completed calm session (Req 7): only in Stressed or Anxious; idempotent by key.
+    func calm(_ user: UUID, key: String, minutes: Int, completedAt: Date?) async throws -> CalmOutcome {
+        let now = clock.now()
+        let current = try await pet(of: user)
+        let today = LocalDay(now, in: current.settings.zone)
+        return try await records.calm(user, key: key, minutes: minutes, completedAt: completedAt ?? now, today: today, now: now) { pet, day in
+            guard pet.state.canBeCalmed else { return nil }
+            return PetCare.calm(pet, minutes: minutes, today: today, day: day, now: now)
+        }
+    }
+
+    /// One pass of the day's brain: claims up to `limit` due pets, asks the brain about each claimed day with data
+    /// (`concurrency` at a time) and records the answers. Returns how many pets were claimed.
+    func runBrain(limit: Int, concurrency: Int) async throws -> Int {
+        let now = clock.now()
+        let schedule = schedule
+        let runs = try await records.claimBrainRuns(now: now, limit: limit) { pet in
+            let zone = pet.settings.zone
+            let day = schedule.day(of: pet.brainDueAt ?? now, in: zone)
+            return (day, schedule.next(for: pet.user, in: zone, now: max(now, schedule.slot(of: pet.user, on: day, in: zone)), lastRun: day))
+        }
+        let work = runs.compactMap { run in run.day.flatMap { $0.descriptors.isEmpty ? nil : (run.user, $0) } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = work.makeIterator()
+            func start() -> Bool {
+                guard let (user, day) = next.next() else { return false }
+                group.addTask { try await think(about: day, of: user) }
+                return true
+            }
+            for _ in 0..<max(1, concurrency) where !start() { break }
+            while try await group.next() != nil { _ = start() }
+        }
+        return runs.count
+    }
+
+    private func think(about day: DayRecord, of user: UUID) async throws {
+        let decision = await brain.decide(day, user: user)
+        if let fallback = decision.fallback {
+            // The reason only (a status, a timeout): never the user or the day's values.
+            logger.info("the day's brain fell back to the rules", metadata: ["reason": "\(fallback)"])
+        }
+        let now = clock.now()
+        _ = try await records.update(user, create: nil, metrics: [], days: [day.date], now: now) { pet, _, days in
+            guard let current = days[day.date] else { return nil }
+            return PetCare.decide(decision.state, source: decision.source, for: current, pet: pet, now: now)
+        }
+    }
+
+    /// Deletes every raw row processed more than `rawRetention` ago.
+    func purge() async throws -> Int {
+        try await records.purgeRawMetrics(processedBefore: clock.now().addingTimeInterval(-rawRetention))
+    }
+
+    private func newPet(_ user: UUID, zone: String?, now: Date) -> PetRecord {
+        var pet = PetRecord.new(user, at: now)
+        if let zone { pet.settings.timeZone = zone }
+        pet.brainDueAt = schedule.next(for: user, in: pet.settings.zone, now: now, lastRun: nil)
+        return pet
+    }
+}
