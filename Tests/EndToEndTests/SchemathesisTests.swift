@@ -16,7 +16,7 @@ extension EndToEnd.Shared {
                     .first { FileManager.default.isExecutableFile(atPath: $0.path) }
         }
 
-        @Test("no server error and every answer as documented, anonymous and as AstroSvitla, Lucky Day, Pairly and RoastMeLater users")
+        @Test("no server error and every answer as documented, anonymous and as AstroSvitla, Lucky Day, Pairly, RoastMeLater and Symbi users")
         func conformance() async throws {
             // On PATH, or in the scripts folder of the python3 that pip installed it with.
             var found = Self.schemathesis
@@ -32,7 +32,7 @@ extension EndToEnd.Shared {
             // ID token is a 401, not a 503 for a provider that is not set up or whose keys cannot be fetched.
             try await Stack.shared { stack in
                 var tokens: [(String, String?)] = [("anonymous", nil)]
-                for app in ["astrosvitla", "luckyday", "pairly", "roastmelater"] {
+                for app in ["astrosvitla", "luckyday", "pairly", "roastmelater", "symbi"] {
                     let reply = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"\#(app)"}"#)
                     tokens.append((app, try reply.json(TokenReply.self).accessToken))
                 }

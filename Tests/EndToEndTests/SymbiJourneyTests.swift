@@ -1,0 +1,95 @@
+import Foundation
+import LanternContracts
+import LanternEvents
+import LanternTestSupport
+import PostgresNIO
+import Synchronization
+import Testing
+
+extension EndToEnd.Shared {
+    @Suite("Symbi end to end through the gateway", .serialized)
+    struct SymbiJourneyTests {
+        struct State: Decodable {
+            var state: String; var source: String; var localDate: String?; var activeDays: Int; var stage: Int; var daysToNextEvolution: Int
+        }
+
+        static func count(_ stack: Stack, _ sql: String) async throws -> Int {
+            try await TestEnvironment.withPostgres(stack.databaseURL) { client in
+                let rows = try await client.query(PostgresQuery(unsafeSQL: sql), logger: TestEnvironment.logger)
+                for try await n in rows.decode(Int.self) { return n }
+                return -1
+            }
+        }
+
+        @Test("device sign-in → 30 days of metrics from an offline phone → state frames on the socket → the evolution job → export → deletion")
+        func journey() async throws {
+            try await Stack.shared { stack in
+                // A consumer group standing in for evolution-worker on lantern.jobs.evolution.
+                let jobs = Mutex<[EventEnvelope]>([])
+                var options = StreamConsumer.Options(stream: stack.streams.jobs("evolution"), group: "e2e-evolution-observer", consumer: "1")
+                options.block = .milliseconds(200)
+                let observer = StreamConsumer(endpoint: TestEnvironment.redisEndpoint, streams: stack.streams, options: options,
+                                              logger: TestEnvironment.logger) { event in
+                    if event.type == SymbiEvents.EvolutionRequested.eventType { jobs.withLock { $0.append(event) } }
+                }
+                try await withService(observer) {
+                    let signIn = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"symbi"}"#)
+                    #expect(signIn.status == 201, "\(signIn.text)")
+                    let tokens = try signIn.json(TokenReply.self)
+                    let token = tokens.accessToken, user = try #require(tokens.user?.id)
+                    let socket = PairlyRealtimeJourneyTests.Socket(gateway: stack.gateway, token: token)
+                    defer { socket.close() }
+                    #expect(try await eventually { socket.types.contains("state") })
+
+                    let fresh = try await stack.call(.GET, "/v1/symbi/state", token: token)
+                    #expect(fresh.status == 200 && fresh.headers.first(name: "ETag") != nil)
+                    #expect(try fresh.json(State.self).source == "default")
+                    let other = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"luckyday"}"#)
+                    #expect(try await stack.call(.GET, "/v1/symbi/state", token: try other.json(TokenReply.self).accessToken).problemCode == "symbi_only")
+
+                    // The phone was offline for a month: 29 earlier days and today in one batch, each active.
+                    let zone = TimeZone(identifier: "Asia/Ho_Chi_Minh")!
+                    var calendar = Calendar(identifier: .gregorian)
+                    calendar.timeZone = zone
+                    let formatter = DateFormatter()
+                    formatter.calendar = calendar
+                    formatter.timeZone = zone
+                    formatter.dateFormat = "yyyy-MM-dd"
+                    let days = (0..<30).map { back in
+                        let date = formatter.string(from: calendar.date(byAdding: .day, value: back - 29, to: Date())!)
+                        return #"{"date":"\#(date)","source":"googlefit","steps":\#(9_000 + back),"sleepHours":7.5,"hrvMs":\#(40 + back % 5)}"#
+                    }
+                    let bad = try await stack.call(.POST, "/v1/symbi/metrics", token: token,
+                                                   json: #"{"timeZone":"Asia/Ho_Chi_Minh","days":[{"date":"2026-01-01","source":"googlefit","steps":100001}]}"#)
+                    #expect(bad.status == 422 && bad.text.contains("days[0].steps"))
+                    let upload = try await stack.call(.POST, "/v1/symbi/metrics", token: token,
+                                                      json: #"{"timeZone":"Asia/Ho_Chi_Minh","days":[\#(days.joined(separator: ","))]}"#)
+                    #expect(upload.status == 200, "\(upload.text)")
+                    let state = try upload.json(State.self)
+                    #expect(state.state == "active" && state.source == "rules" && state.activeDays == 30 && state.stage == 1)
+
+                    #expect(try await eventually { socket.data("symbi_state").contains { $0["activeDays"] as? Int == 30 && $0["state"] as? String == "active" } })
+                    #expect(try await eventually { jobs.withLock { $0.count } == 1 })
+                    let job = try #require(try jobs.withLock { $0.first }?.payload(as: SymbiEvents.EvolutionRequested.self))
+                    #expect(job.userId == user && job.stage == 1)
+                    // The same batch again (a retry) evolves nothing more.
+                    #expect(try await stack.call(.POST, "/v1/symbi/metrics", token: token,
+                                                 json: #"{"timeZone":"Asia/Ho_Chi_Minh","days":[\#(days.joined(separator: ","))]}"#).status == 200)
+                    try await Task.sleep(for: .milliseconds(500))
+                    #expect(jobs.withLock { $0.count } == 1)
+
+                    let gallery = try await stack.call(.GET, "/v1/symbi/evolutions", token: token)
+                    #expect(gallery.status == 200 && gallery.text.contains(job.evolutionId) && gallery.text.contains("drawing"))
+                    let export = try await stack.call(.GET, "/v1/symbi/export", token: token)
+                    #expect(export.status == 200 && export.text.contains("\"hrvMs\""))
+
+                    #expect(try await stack.call(.DELETE, "/v1/me", token: token).status == 204)
+                    #expect(try await eventually {
+                        try await Self.count(stack, "SELECT count(*)::int FROM health.pets WHERE user_id = '\(user)'") == 0
+                    })
+                    #expect(try await stack.columnsNaming(user).filter { $0.hasPrefix("health.") } == [])
+                }
+            }
+        }
+    }
+}
