@@ -13,7 +13,10 @@
 #   9. RoastMeLater: roasts written (local generator) and the large widget read through the gateway, each next to
 #      GET /v1/me of the same run; the local generator and share cards in process,
 #  10. gamification: check-ins (a write) and the profile (a read) through the gateway next to GET /v1/me of the
-#      same run; roast events at 1,000/s (lag, none lost); its idle memory.
+#      same run; roast events at 1,000/s (lag, none lost); its idle memory,
+#  11. symbi: metrics uploads (a write) and the pet's state (a read) through the gateway next to GET /v1/me of the
+#      same run; health-brain's purge of 1,000,000 raw rows next to a bare DELETE of as many; the day's brain for
+#      100,000 users (BENCH_SYMBI_USERS) with a fake Gemini at its rate limit: none missed, none twice, memory.
 # PostgreSQL pool: 8 connections (≈ 4 × cores); 32 measured worse here (p99 ×7 from backend contention).
 # Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
 source "$(dirname "$0")/lib.sh"
@@ -25,8 +28,8 @@ DURATION="${BENCH_DURATION:-15s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-64}"
 OUT="$STATE/bench/results.txt"
 # BENCH_ONLY=realtime,push runs only those parts (http, instructions, bus, realtime, push, astrology, luckyday,
-# astrosvitla, roastmelater, gamification); all by default.
-ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astrosvitla,roastmelater,gamification},"
+# astrosvitla, roastmelater, gamification, symbi); all by default.
+ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astrosvitla,roastmelater,gamification,symbi},"
 part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
@@ -59,7 +62,7 @@ trap cleanup EXIT
 
 export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench?pool=8"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" LOG_LEVEL=warning HTTP_HOST=127.0.0.1 LANTERN_ENVIRONMENT=development
-export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000 DEVICE_SIGNIN_APPS=luckyday,pairly,astrosvitla,roastmelater
+export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000 DEVICE_SIGNIN_APPS=luckyday,pairly,astrosvitla,roastmelater,symbi
 # Thousands of idle WebSockets need file descriptors (gateway and the client side).
 ulimit -n 65536 2>/dev/null || ulimit -n 16384 2>/dev/null || true
 # Each service on its port of Services/services.tsv + 10000; every <NAME>_URL points there.
@@ -79,12 +82,18 @@ start_content() {
 start_content env
 HTTP_PORT=18085 "$BIN/gamification" > "$STATE/bench/gamification.log" 2>&1 & PIDS+=($!); GAMIFICATION_PID=$!
 wait_http http://127.0.0.1:19085/health/ready 60 || die "gamification did not start"
+start_health_brain() {
+  HTTP_PORT=18086 PURGE_INTERVAL_SECONDS=1 "$@" "$BIN/health-brain" >> "$STATE/bench/health-brain.log" 2>&1 & PIDS+=($!); HEALTH_BRAIN_PID=$!
+  echo "$HEALTH_BRAIN_PID" > "$STATE/bench/health-brain.pid"
+}
+start_health_brain env
+wait_http http://127.0.0.1:19086/health/ready 60 || die "health-brain did not start"
 HTTP_PORT=18080 "$BIN/gateway" > "$STATE/bench/gateway.log" 2>&1 & PIDS+=($!); GATEWAY_PID=$!
 wait_http http://127.0.0.1:19080/health/ready 60 || die "gateway did not start"
 
 sleep 3
 : > "$OUT"
-"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID gamification=$GAMIFICATION_PID | tee -a "$OUT"
+"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID gamification=$GAMIFICATION_PID health-brain=$HEALTH_BRAIN_PID | tee -a "$OUT"
 
 TOKEN=$(curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type: application/json' \
   -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"luckyday\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])')
@@ -255,15 +264,16 @@ TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-me-gateway http://127.0.0.1:18080/v1/me
 TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-catalogue-direct "http://127.0.0.1:18084/v1/reports/areas?chart=$CHART" 64
 fi
 
-# roastmelater_users FILE [COUNT]: COUNT (64) new RoastMeLater device accounts, one access token per line.
-roastmelater_users() {
-  : > "$1"
-  for _ in $(seq 1 "${2:-64}"); do
+# device_users APP FILE [COUNT]: COUNT (64) new device accounts of APP, one access token per line.
+device_users() {
+  : > "$2"
+  for _ in $(seq 1 "${3:-64}"); do
     curl -fsS -X POST http://127.0.0.1:18080/v1/auth/device -H 'Content-Type: application/json' \
-      -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"roastmelater\"}" \
-      | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])' >> "$1"
+      -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"$1\"}" \
+      | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])' >> "$2"
   done
 }
+roastmelater_users() { device_users roastmelater "$@"; }
 if part roastmelater; then
 say "RoastMeLater: 64 device users; roasts written and the large widget read through the gateway, next to GET /v1/me"
 roastmelater_users "$STATE/bench/roastmelater-tokens.txt"
@@ -300,5 +310,29 @@ run_wrk gamification-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
   --rate "${BENCH_GAMIFICATION_RATE:-1000}" --seconds 10 | tee -a "$OUT"
 fi
 
-"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID gamification=$GAMIFICATION_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
+if part symbi; then
+say "Symbi: 640 device users; metrics uploads and the state through the gateway next to GET /v1/me; the raw-data purge; the day's brain"
+device_users symbi "$STATE/bench/symbi-tokens.txt" 640
+export TOKENS_FILE="$STATE/bench/symbi-tokens.txt"
+run_wrk symbi-me-gateway http://127.0.0.1:18080/v1/me 64 users.lua
+run_wrk symbi-metrics-gateway http://127.0.0.1:18080/v1/symbi/metrics 64 symbi-metrics.lua
+run_wrk symbi-state-gateway http://127.0.0.1:18080/v1/symbi/state 64 users.lua
+run_wrk symbi-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
+SYMBI_DB="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench"
+"$BIN/lantern-bench" symbi purge --database-url "$SYMBI_DB" --rows "${BENCH_SYMBI_PURGE_ROWS:-1000000}" | tee -a "$OUT"
+# The day's brain: health-brain again, now with a fake Gemini that takes 1,000 requests a second (then 429 with
+# RetryInfo), asked for at most 80 every 0.1 s.
+kill -TERM "$HEALTH_BRAIN_PID"; for _ in $(seq 1 100); do kill -0 "$HEALTH_BRAIN_PID" 2>/dev/null || break; sleep 0.1; done
+rm -f "$STATE/bench/fake-gemini.port" "$STATE/bench/health-brain.pid"
+"$BIN/lantern-bench" symbi brain --database-url "$SYMBI_DB" --users "${BENCH_SYMBI_USERS:-100000}" --rate 1000 \
+  --port-file "$STATE/bench/fake-gemini.port" --ready http://127.0.0.1:19086 --pid-file "$STATE/bench/health-brain.pid" > "$STATE/bench/symbi-brain.txt" &
+BRAIN_BENCH=$!
+for _ in $(seq 1 100); do [ -s "$STATE/bench/fake-gemini.port" ] && break; sleep 0.1; done
+start_health_brain env GEMINI_API_KEY=test-gemini-key GEMINI_BASE_URL="http://127.0.0.1:$(cat "$STATE/bench/fake-gemini.port")" \
+  LLM_MODELS_SYMBI_BRAIN=gemini:gemini-bench BRAIN_CALLS_PER_PASS=80 BRAIN_INTERVAL_SECONDS=0.1
+wait "$BRAIN_BENCH" || die "the brain benchmark failed (see $STATE/bench/health-brain.log)"
+tee -a "$OUT" < "$STATE/bench/symbi-brain.txt"
+fi
+
+"$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID gamification=$GAMIFICATION_PID health-brain=$HEALTH_BRAIN_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"
 say "results in $OUT"

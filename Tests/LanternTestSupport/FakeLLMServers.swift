@@ -66,8 +66,33 @@ public final class FakeLLMServers: Sendable {
 
     /// How unscripted models answer.
     let defaultBehaviour: Behaviour
+    /// Requests per second a model takes before answering 429 with `RetryInfo` (as Gemini's per-minute quotas do,
+    /// per second here), nil for no limit.
+    let ratePerSecond: Int?
+    /// Whether each request is kept (`received`); a benchmark of 100,000 calls keeps counts only.
+    let keepsRequests: Bool
+    private let window = Mutex<(second: Int, count: Int)>((0, 0))
+    private let counts = Mutex<(calls: Int, limited: Int)>((0, 0))
 
-    public init(defaultBehaviour: Behaviour = .ok()) { self.defaultBehaviour = defaultBehaviour }
+    public init(defaultBehaviour: Behaviour = .ok(), ratePerSecond: Int? = nil, keepsRequests: Bool = true) {
+        self.defaultBehaviour = defaultBehaviour
+        self.ratePerSecond = ratePerSecond
+        self.keepsRequests = keepsRequests
+    }
+
+    /// Requests answered, and of those refused by the rate limit.
+    public var calls: (total: Int, limited: Int) { counts.withLock { ($0.calls, $0.limited) } }
+
+    /// True when this request is over the rate limit of the current second.
+    private func overLimit() -> Bool {
+        guard let ratePerSecond else { return false }
+        let second = Int(Date().timeIntervalSince1970)
+        return window.withLock { window in
+            if window.second != second { window = (second, 0) }
+            window.count += 1
+            return window.count > ratePerSecond
+        }
+    }
 
     /// Makes `model` answer with `behaviours`, one per request, the last one repeated.
     public func script(_ model: String, _ behaviours: Behaviour...) {
@@ -118,6 +143,7 @@ public final class FakeLLMServers: Sendable {
     }
 
     private func record(_ received: Received) {
+        guard keepsRequests else { return }
         let guardFinding = PrivacyGuard().finding(in: received.system + "\n" + received.prompt)
         state.withLock { state in
             state.received.append(received)
@@ -145,7 +171,9 @@ public final class FakeLLMServers: Sendable {
             let prompt = contents.flatMap { ($0["parts"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String } }.joined(separator: "\n")
             let system = ((json["systemInstruction"] as? [String: Any])?["parts"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }.joined()
             self.record(Received(api: "gemini", model: model, headers: Self.headers(request), body: Data(buffer: body), system: system, prompt: prompt))
-            return try await self.gemini(self.next(for: model))
+            let limited = self.overLimit()
+            self.counts.withLock { $0.calls += 1; if limited { $0.limited += 1 } }
+            return try await self.gemini(limited ? .rateLimited(retryAfterSeconds: 1) : self.next(for: model))
         }
         router.post("/v1/chat/completions") { request, context -> Response in
             guard request.headers[.authorization] == "Bearer \(self.openAIKey)" else {

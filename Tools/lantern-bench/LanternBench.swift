@@ -13,7 +13,7 @@ import Synchronization
 @main
 struct LanternBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "lantern-bench", abstract: "Lantern benchmarks (see docs/benchmarks.md)", subcommands: [Bus.self, Memory.self, RealtimeCommand.self, PushCommand.self, LuckyDayCommand.self, LLMCommand.self, FakeLLMCommand.self, AstroSvitlaCommand.self, RoastMeLaterCommand.self, GamificationCommand.self, HelloServerCommand.self])
+        commandName: "lantern-bench", abstract: "Lantern benchmarks (see docs/benchmarks.md)", subcommands: [Bus.self, Memory.self, RealtimeCommand.self, PushCommand.self, LuckyDayCommand.self, LLMCommand.self, FakeLLMCommand.self, AstroSvitlaCommand.self, RoastMeLaterCommand.self, GamificationCommand.self, SymbiCommand.self, HelloServerCommand.self])
 }
 
 /// Publish→consume through Redis Streams with one consumer group: throughput, then latency at a fixed rate.
