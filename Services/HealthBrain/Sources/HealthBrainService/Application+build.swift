@@ -45,7 +45,7 @@ public func buildHealthBrainApplication(
     service.addPeriodic(PeriodicWork("raw_metrics_purge", every: configuration.purgeInterval, jitter: 0, lease: configuration.purgeInterval) {
         try await care.purge()
     })
-    service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(store: store).handlers)
+    service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(store: store, clock: clock).handlers)
     service.consume(SymbiEvents.Evolved.stream, handlers: EvolutionEventsConsumer(store: store, clock: clock).handlers)
 
     let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: clock, logger: service.logger)

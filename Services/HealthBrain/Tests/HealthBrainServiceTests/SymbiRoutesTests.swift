@@ -26,6 +26,7 @@ import Testing
                 (#"{"days":[{"date":"2026-11-18","source":"manual"}]}"#, "days[0]"),
                 (#"{"timeZone":"Mars/Olympus","days":[{"date":"2026-11-18","source":"manual","steps":10}]}"#, "timeZone"),
                 (#"{"days":[]}"#, "days"),
+                (#"{"days":[{"date":"2026-11-18","source":"manual","steps":10}]}"#, "timeZone"),
             ] {
                 let response = try await h.send(.post, "/v1/symbi/metrics", as: user, json: body)
                 #expect(response.status == .unprocessableContent, "\(body)")
@@ -92,7 +93,7 @@ import Testing
             #expect(try await h.send(.post, "/v1/symbi/metrics", as: user, json: batch).status == .ok)
             #expect(try await h.send(.post, "/v1/symbi/metrics", as: user, json: batch).status == .ok)
             let older = """
-                {"days":[{"date":"2026-11-16","source":"googlefit","recordedAt":"2026-11-16T08:00:00Z","steps":10}]}
+                {"timeZone":"Europe/Kyiv","days":[{"date":"2026-11-16","source":"googlefit","recordedAt":"2026-11-16T08:00:00Z","steps":10}]}
                 """
             _ = try await h.send(.post, "/v1/symbi/metrics", as: user, json: older)
             #expect(try await h.count("SELECT count(*)::int FROM health.metrics") == 3)
@@ -103,6 +104,29 @@ import Testing
             let state = try h.json(try await h.get("/v1/symbi/state", as: user))
             #expect(state["state"] as? String == "sad" && state["localDate"] as? String == "2026-11-18")
             #expect(state["activeDays"] as? Int == 1)
+        }
+    }
+
+    /// Two phones (or retries) writing the same pet at once: each write is decided on the revision it read and done
+    /// again when another came first, so no day is lost and none counted twice.
+    @Test func concurrentUploadsLoseNothing() async throws {
+        try await HealthBrainHarness.run(start: Self.start) { h in
+            let user = UUID()
+            _ = try await h.upload(user, date: "2026-11-18", steps: 100)
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for back in 1...12 {
+                    group.addTask {
+                        let date = LocalDay(year: 2026, month: 11, day: 18).adding(days: -back).description
+                        return try await h.upload(user, date: date, source: back % 2 == 0 ? "healthkit" : "manual", steps: 9_000).status.code
+                    }
+                }
+                for try await status in group { #expect(status == 200) }
+            }
+            let state = try h.json(try await h.get("/v1/symbi/state", as: user))
+            #expect(state["activeDays"] as? Int == 12)
+            #expect(state["state"] as? String == "sad" && state["localDate"] as? String == "2026-11-18")
+            #expect(try await h.count("SELECT count(*)::int FROM health.days WHERE active_counted") == 12)
+            #expect(try await h.count("SELECT count(*)::int FROM health.metrics") == 13)
         }
     }
 
@@ -170,6 +194,12 @@ import Testing
                 #expect(try await h.count("SELECT count(*)::int FROM health.\(table) WHERE user_id = '\(user.lowercased)'") == 0, "\(table)")
             }
             #expect(try await h.count("SELECT count(*)::int FROM health.pets WHERE user_id = '\(other.lowercased)'") == 1)
+            // The deleted account's token still works for a while: its writes are refused, nothing comes back.
+            let late = try await h.upload(user, date: "2026-11-18", steps: 100)
+            #expect(late.status == .unauthorized && String(buffer: late.body).contains("account_deleted"))
+            #expect(try await h.send(.put, "/v1/symbi/settings", as: user, json: #"{"mode":"manual"}"#).status == .unauthorized)
+            #expect(try await h.count("SELECT count(*)::int FROM health.pets WHERE user_id = '\(user.lowercased)'") == 0)
+            #expect(try await h.count("SELECT count(*)::int FROM health.metrics WHERE user_id = '\(user.lowercased)'") == 0)
         }
     }
 }

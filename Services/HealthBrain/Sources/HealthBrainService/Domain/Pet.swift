@@ -24,10 +24,19 @@ public struct PetRecord: Sendable, Equatable {
     /// When the day's brain runs next, and the last day it was claimed for (never two model calls for a day).
     public var brainDueAt: Date?
     public var brainDay: LocalDay?
+    /// The stored row's revision (every write bumps it), nil for a pet not stored yet.
+    public var revision: Int64? = nil
 
     public static func new(_ user: UUID, settings: PetSettings = .standard, at now: Date) -> PetRecord {
         PetRecord(user: user, settings: settings, state: .resting, source: .default, stateDay: nil, since: now, version: 1, activeDays: 0,
                   stage: 0, form: nil, formImageKey: nil, mindfulMinutes: 0, hrv: HRVBaseline(), brainDueAt: nil, brainDay: nil)
+    }
+
+    /// The pet as stored by a commit of it: one revision on.
+    var committed: PetRecord {
+        var pet = self
+        pet.revision = revision.map { $0 + 1 } ?? 0
+        return pet
     }
 
     var frame: SymbiFrames.State {

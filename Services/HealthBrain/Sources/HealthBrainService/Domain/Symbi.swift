@@ -15,9 +15,29 @@ protocol PetRecords: Sendable {
                 decide: @Sendable (PetRecord, _ rows: [LocalDay: [DailyMetrics]], _ days: [LocalDay: DayRecord]) throws -> PetChange?) async throws -> PetRecord?
     func calm(_ user: UUID, key: String, minutes: Int, completedAt: Date, today: LocalDay, now: Date,
               decide: @Sendable (PetRecord, DayRecord?) -> PetChange?) async throws -> CalmOutcome
+    /// The pet (nil when not stored), the raw rows and the day records of `dates`, in one read.
+    func snapshot(_ user: UUID, dates: [LocalDay]) async throws -> PetSnapshot
+    /// Writes an upload's change and its raw rows if the pet's revision is still `change.pet.revision`; false when
+    /// another write came first.
+    func commit(_ change: PetChange, metrics: [DailyMetrics], now: Date) async throws -> Bool
     func claimBrainRuns(now: Date, limit: Int, plan: @Sendable (PetRecord) -> (day: LocalDay, next: Date)) async throws -> [BrainRun]
     func purgeRawMetrics(processedBefore cutoff: Date) async throws -> Int
 }
+
+/// What an upload decides from.
+public struct PetSnapshot: Sendable {
+    public var pet: PetRecord?
+    public var rows: [LocalDay: [DailyMetrics]]
+    public var days: [LocalDay: DayRecord]
+    /// The user was erased (`user.deleted`): nothing of theirs is written again.
+    public var erased: Bool
+}
+
+/// The account was deleted: its access token still works for a while, but nothing of it is stored again.
+public struct AccountErased: Error {}
+
+/// Every attempt lost to another write of the same pet.
+public struct ConcurrentChanges: Error {}
 
 /// A raw row with the time it was processed (the export shows when it will be gone).
 public struct StoredMetrics: Sendable, Equatable {
@@ -70,19 +90,37 @@ struct SymbiCare: Sendable {
         try await records.pet(user) ?? PetRecord.new(user, at: clock.now())
     }
 
-    /// Folds uploaded days in (Req 1–2, 14.4). `zone`, when given, becomes the pet's zone and re-plans the brain.
-    func upload(_ metrics: [DailyMetrics], zone: String?, for user: UUID) async throws -> PetRecord {
-        let now = clock.now()
-        let schedule = schedule
-        let pet = try await records.update(user, create: newPet(user, zone: zone, now: now), metrics: metrics, days: [], now: now) { pet, rows, days in
-            var pet = pet
-            if let zone, zone != pet.settings.timeZone { pet.settings.timeZone = zone; pet.brainDueAt = nil }
+    /// Folds uploaded days in (Req 1–2, 14.4) as the pet's zone's days (`zone` becomes the pet's zone and re-plans
+    /// the brain). One read of the pet, its raw rows and days; the decision; one write conditional on the revision
+    /// read — decided again when another write of the same pet came first.
+    func upload(_ metrics: [DailyMetrics], zone: String, for user: UUID) async throws -> PetRecord {
+        let dates = Array(Set(metrics.map(\.date))).sorted()
+        for attempt in 1...Self.attempts {
+            let now = clock.now()
+            let snapshot = try await records.snapshot(user, dates: dates)
+            if snapshot.erased { throw AccountErased() }
+            var pet = snapshot.pet ?? PetRecord.new(user, at: now)
+            if zone != pet.settings.timeZone || snapshot.pet == nil { pet.settings.timeZone = zone; pet.brainDueAt = nil }
             if pet.brainDueAt == nil { pet.brainDueAt = schedule.next(for: user, in: pet.settings.zone, now: now, lastRun: pet.brainDay) }
-            return PetCare.apply(rows: rows, days: days, to: pet, today: LocalDay(now, in: pet.settings.zone), now: now)
+            var rows = snapshot.rows
+            for new in metrics {
+                var day = rows[new.date] ?? []
+                if let index = day.firstIndex(where: { $0.source == new.source }) {
+                    if new.recordedAt >= day[index].recordedAt { day[index] = new }
+                } else {
+                    day.append(new)
+                }
+                rows[new.date] = day
+            }
+            let change = PetCare.apply(rows: rows, days: snapshot.days, to: pet, today: LocalDay(now, in: pet.settings.zone), now: now)
+            if try await records.commit(change, metrics: metrics, now: now) { return change.pet.committed }
+            // Another write of this pet came first: a short, jittered pause so that two devices do not collide again.
+            if attempt < Self.attempts { try await Task.sleep(for: .milliseconds(Int64.random(in: 1...(5 * Int64(attempt))))) }
         }
-        if let pet { return pet }
-        return try await self.pet(of: user)
+        throw ConcurrentChanges()
     }
+
+    static let attempts = 12
 
     /// Applies a change of settings (already validated); a new zone re-plans the brain.
     func updateSettings(of user: UUID, _ change: @escaping @Sendable (inout PetSettings) -> Void) async throws -> PetRecord {
@@ -143,11 +181,16 @@ struct SymbiCare: Sendable {
             // The reason only (a status, a timeout): never the user or the day's values.
             logger.info("the day's brain fell back to the rules", metadata: ["reason": "\(fallback)"])
         }
-        let now = clock.now()
-        _ = try await records.update(user, create: nil, metrics: [], days: [day.date], now: now) { pet, _, days in
-            guard let current = days[day.date] else { return nil }
-            return PetCare.decide(decision.state, source: decision.source, for: current, pet: pet, now: now)
+        // As an upload writes: one read, the decision, one conditional write (again when another write came first).
+        for attempt in 1...Self.attempts {
+            let now = clock.now()
+            let snapshot = try await records.snapshot(user, dates: [day.date])
+            guard let pet = snapshot.pet, let current = snapshot.days[day.date] else { return }  // erased meanwhile
+            let change = PetCare.decide(decision.state, source: decision.source, for: current, pet: pet, now: now)
+            if try await records.commit(change, metrics: [], now: now) { return }
+            if attempt < Self.attempts { try await Task.sleep(for: .milliseconds(Int64.random(in: 1...(5 * Int64(attempt))))) }
         }
+        throw ConcurrentChanges()
     }
 
     /// Deletes every raw row processed more than `rawRetention` ago.

@@ -9,6 +9,7 @@ import PostgresNIO
 /// with its settings — in one transaction, once per event (Req 11.4 allows 7 days; this takes a moment).
 struct IdentityEventsConsumer: Sendable {
     let store: PetStore
+    let clock: WallClock
     let processed = ProcessedEvents(schema: PetStore.schema, consumer: "health-brain.identity")
 
     var handlers: EventHandlers {
@@ -16,7 +17,7 @@ struct IdentityEventsConsumer: Sendable {
         handlers.on(IdentityEvents.UserDeleted.self) { deleted, event in
             let user = try UndecodablePayload.uuid(deleted.userId, field: "userId")
             try await processed.once(event.id, client: store.client, logger: store.logger) { connection in
-                try await store.erase(user, on: connection)
+                try await store.erase(user, at: clock.now(), on: connection)
             }
         }
         return handlers

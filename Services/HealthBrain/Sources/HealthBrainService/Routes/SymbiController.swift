@@ -27,7 +27,7 @@ struct SymbiController: Sendable {
     // MARK: Bodies
 
     struct UploadRequest: Decodable {
-        /// The IANA zone the days are local to; becomes the pet's zone. Default: the pet's.
+        /// The IANA zone the days are local to (a local date means nothing without it); becomes the pet's zone.
         var timeZone: String?
         var days: [Day]?
 
@@ -200,10 +200,9 @@ struct SymbiController: Sendable {
         let body = try await request.decodeJSON(as: UploadRequest.self, context: context)
         let now = care.clock.now()
         var v = FieldValidator()
-        if let zone = body.timeZone { v.check(TimeZoneName.isValid(zone), "timeZone", "must be an IANA time zone such as Europe/Kyiv") }
-        let zoneName = body.timeZone.flatMap { TimeZoneName.isValid($0) ? $0 : nil }
-        let pet = try await care.pet(of: user)
-        let zone = zoneName.flatMap(TimeZoneName.zone) ?? pet.settings.zone
+        let zone = body.timeZone.flatMap(TimeZoneName.zone) ?? .gmt
+        if let name = body.timeZone { v.check(TimeZoneName.isValid(name), "timeZone", "must be an IANA time zone such as Europe/Kyiv") }
+        else { v.fail("timeZone", "is required: the IANA time zone the days are local to, such as Europe/Kyiv") }
         let today = LocalDay(now, in: zone)
         let days = body.days ?? []
         if days.isEmpty { v.fail("days", "must list 1 to \(HealthLimits.batchDays) days") }
@@ -250,7 +249,7 @@ struct SymbiController: Sendable {
             }
         }
         try v.validate()
-        let updated = try await care.upload(metrics, zone: zoneName, for: user)
+        let updated = try await Self.retryLater { try await care.upload(metrics, zone: body.timeZone ?? zone.identifier, for: user) }
         return try ConditionalResponse.json(stateBody(updated), for: request, cacheControl: "private, no-cache")
     }
 
@@ -289,7 +288,7 @@ struct SymbiController: Sendable {
         }
         try v.validate()
         let chosen = settings
-        let pet = try await care.updateSettings(of: user) { $0 = chosen }
+        let pet = try await Self.retryLater { try await care.updateSettings(of: user) { $0 = chosen } }
         return JSONResponse(SettingsBody(pet))
     }
 
@@ -306,7 +305,7 @@ struct SymbiController: Sendable {
             v.check(completedAt <= care.clock.now().addingTimeInterval(300), "completedAt", "is more than 5 minutes ahead of the server's clock")
         }
         try v.validate()
-        switch try await care.calm(user, key: key, minutes: body.minutes ?? 1, completedAt: body.completedAt) {
+        switch try await Self.retryLater({ try await care.calm(user, key: key, minutes: body.minutes ?? 1, completedAt: body.completedAt) }) {
         case .calmed(let pet):
             return JSONResponse(stateBody(pet), status: .created)
         case .replayed(let pet):
@@ -350,6 +349,17 @@ struct SymbiController: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Runs a conditional write; when every attempt lost to another write of the same pet, 503 with `Retry-After`.
+    /// (and 401 `account_deleted` for a write of an account deleted meanwhile, whose token still works for a while).
+    static func retryLater<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch is ConcurrentChanges {
+            throw Problem(status: 503, code: "busy", title: "Service Unavailable",
+                          detail: "Too many changes to this pet at once; try again in a second.", retryAfter: 1)
+        } catch is AccountErased {
+            throw Problem.unauthorized("This account was deleted.", code: "account_deleted")
+        }
+    }
 
     func stateBody(_ pet: PetRecord) -> StateBody {
         let entry = catalogue.entry(pet.state)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import LanternContracts
 import LanternCore
@@ -20,6 +21,8 @@ struct PetStore: PetRecords {
         // The history the app mirrors is 30 days (Req 14.3); a day is kept one more for time zones.
         Housekeeping.Rule("days", sql: "DELETE FROM health.days WHERE local_date < ($1::timestamptz AT TIME ZONE 'UTC')::date", keep: 31 * 86_400),
         Housekeeping.Rule("sessions", sql: "DELETE FROM health.sessions WHERE created_at < $1", keep: 31 * 86_400),
+        // Far beyond an access token's life.
+        Housekeeping.Rule("erased_users", sql: "DELETE FROM health.erased_users WHERE erased_at < $1", keep: 30 * 86_400),
         .processedEvents(schema: schema),
     ]
 
@@ -111,6 +114,195 @@ struct PetStore: PetRecords {
         return outcome
     }
 
+    /// The pet (nil when not stored yet) with the raw rows and day records of `dates`, in one statement: what an
+    /// upload decides from.
+    func snapshot(_ user: UUID, dates: [LocalDay]) async throws -> PetSnapshot {
+        let rows = try await client.execute(Snapshot(user: user, dates: dates.map(\.description), hash: Self.hash(user)), logger: logger)
+        for try await row in rows {
+            let cells = row.makeRandomAccess()
+            let pet = try cells[0].decode(UUID?.self, context: .default) == nil ? nil : try Self.decodePet(row)
+            let metricsJSON = try cells[Snapshot.columns].decode(String?.self, context: .default)
+            let daysJSON = try cells[Snapshot.columns + 1].decode(String?.self, context: .default)
+            return PetSnapshot(pet: pet, rows: try Self.metrics(fromJSON: metricsJSON), days: try Self.days(fromJSON: daysJSON),
+                               erased: try cells[Snapshot.columns + 2].decode(Bool.self, context: .default))
+        }
+        return PetSnapshot(pet: nil, rows: [:], days: [:], erased: false)
+    }
+
+    /// Writes an upload's decision in one statement: the pet (inserted, or updated only if its revision is still
+    /// `change.pet.revision`), the raw rows (the latest reading of a day and source wins), the days, new evolutions
+    /// and the events, all or nothing. False when another write came first (nothing was written).
+    func commit(_ change: PetChange, metrics: [DailyMetrics], now: Date) async throws -> Bool {
+        let pet = change.pet, user = pet.user, subject = user.lowercased
+        var streams: [String] = [], ids: [UUID] = [], payloads: [String] = [], tags: [String] = []
+        func add(_ row: Outbox.Row, _ tag: String) {
+            streams.append(row.stream); ids.append(row.eventID); payloads.append(row.payload); tags.append(tag)
+        }
+        for evolution in change.evolutions {
+            let tag = "evolution:\(evolution.stage)"
+            add(try outbox.prepare(SymbiEvents.EvolutionTriggered(evolutionId: evolution.id.lowercased, userId: subject, stage: evolution.stage,
+                                                                  activeDays: evolution.activeDays, triggeredAt: evolution.triggeredAt),
+                                   subject: subject, at: now), tag)
+            add(try outbox.prepare(SymbiEvents.EvolutionRequested(evolutionId: evolution.id.lowercased, userId: subject, stage: evolution.stage,
+                                                                  state: evolution.state.rawValue, previousEvolutionId: pet.form?.lowercased,
+                                                                  previousImageKey: pet.formImageKey, seed: "\(subject):\(evolution.stage)"),
+                                   subject: subject, at: now), tag)
+        }
+        if change.stateChanged {
+            add(try outbox.prepare(try RealtimeFrame(to: [subject], pet.frame), subject: subject, at: now), "")
+            add(try outbox.prepare(Self.statePush(pet), subject: subject, at: now), "")
+        }
+        let days = change.days, evolutions = change.evolutions, settings = pet.settings
+        // A new pet is inserted (a pet made meanwhile, or a user erased, stops it); a stored one is updated only at
+        // the revision read. Never an upsert: a pet erased after the read must stay erased.
+        let isNew = pet.revision == nil
+        let rows = try await client.query("""
+            WITH u AS (
+                UPDATE health.pets SET mode = \(settings.mode.rawValue), zone = \(settings.timeZone),
+                    sad_to_resting = \(settings.thresholds.sadToResting), resting_to_active = \(settings.thresholds.restingToActive),
+                    steps_goal = \(settings.stepsGoal), sleep_goal_hours = \(settings.sleepGoalHours), state = \(pet.state.rawValue),
+                    state_source = \(pet.source.rawValue), state_day = \(pet.stateDay?.description)::date, state_since = \(pet.since),
+                    version = \(pet.version), active_days = \(pet.activeDays), stage = \(pet.stage), mindful_minutes = \(pet.mindfulMinutes),
+                    hrv_average = \(pet.hrv.average), hrv_days = \(pet.hrv.days), brain_due_at = \(pet.brainDueAt), revision = revision + 1,
+                    updated_at = \(now)
+                WHERE user_id = \(user) AND revision = \(pet.revision ?? -1) AND NOT \(isNew)
+                RETURNING 1
+            ), i AS (
+                INSERT INTO health.pets (user_id, mode, zone, sad_to_resting, resting_to_active, steps_goal, sleep_goal_hours, state, state_source,
+                    state_day, state_since, version, active_days, stage, mindful_minutes, hrv_average, hrv_days, brain_due_at, revision,
+                    created_at, updated_at)
+                SELECT \(user), \(settings.mode.rawValue), \(settings.timeZone), \(settings.thresholds.sadToResting),
+                    \(settings.thresholds.restingToActive), \(settings.stepsGoal), \(settings.sleepGoalHours), \(pet.state.rawValue),
+                    \(pet.source.rawValue), \(pet.stateDay?.description)::date, \(pet.since), \(pet.version), \(pet.activeDays), \(pet.stage),
+                    \(pet.mindfulMinutes), \(pet.hrv.average), \(pet.hrv.days), \(pet.brainDueAt), 0, \(now), \(now)
+                WHERE \(isNew) AND NOT EXISTS (SELECT 1 FROM health.erased_users WHERE user_hash = \(Self.hash(user)))
+                ON CONFLICT (user_id) DO NOTHING
+                RETURNING 1
+            ), p AS (
+                SELECT 1 FROM u UNION ALL SELECT 1 FROM i
+            ), m AS (
+                INSERT INTO health.metrics AS m (user_id, local_date, source, recorded_at, steps, sleep_hours, hrv_ms, steps_goal, sleep_goal_hours,
+                                                  processed_at)
+                SELECT \(user), x.day::date, x.source, x.recorded_at, NULLIF(x.steps, -1), NULLIF(x.sleep, -1), NULLIF(x.hrv, -1),
+                       NULLIF(x.steps_goal, -1), NULLIF(x.sleep_goal, -1), \(now)
+                FROM p, unnest(\(metrics.map(\.date.description))::text[], \(metrics.map(\.source.rawValue))::text[],
+                            \(metrics.map(\.recordedAt))::timestamptz[], \(metrics.map { $0.steps ?? -1 })::integer[],
+                            \(metrics.map { $0.sleepHours ?? -1 })::float8[], \(metrics.map { $0.hrvMilliseconds ?? -1 })::float8[],
+                            \(metrics.map { $0.stepsGoal ?? -1 })::integer[], \(metrics.map { $0.sleepGoalHours ?? -1 })::float8[])
+                     AS x(day, source, recorded_at, steps, sleep, hrv, steps_goal, sleep_goal)
+                ON CONFLICT (user_id, local_date, source) DO UPDATE SET recorded_at = EXCLUDED.recorded_at, steps = EXCLUDED.steps,
+                    sleep_hours = EXCLUDED.sleep_hours, hrv_ms = EXCLUDED.hrv_ms, steps_goal = EXCLUDED.steps_goal,
+                    sleep_goal_hours = EXCLUDED.sleep_goal_hours, processed_at = EXCLUDED.processed_at
+                WHERE EXCLUDED.recorded_at >= m.recorded_at
+            ), d AS (
+                INSERT INTO health.days AS d (user_id, local_date, steps, sleep, hrv, rule_state, state, source, active_counted, hrv_folded, updated_at)
+                SELECT \(user), x.day::date, x.steps, x.sleep, x.hrv, NULLIF(x.rule_state, ''), x.state, x.source, x.counted, x.folded, \(now)
+                FROM p, unnest(\(days.map(\.date.description))::text[], \(days.map(\.descriptors.steps.rawValue))::text[],
+                            \(days.map(\.descriptors.sleep.rawValue))::text[], \(days.map(\.descriptors.hrv.rawValue))::text[],
+                            \(days.map { $0.ruleState?.rawValue ?? "" })::text[], \(days.map(\.state.rawValue))::text[], \(days.map(\.source.rawValue))::text[],
+                            \(days.map(\.activeCounted))::boolean[], \(days.map(\.hrvFolded))::boolean[])
+                     AS x(day, steps, sleep, hrv, rule_state, state, source, counted, folded)
+                ON CONFLICT (user_id, local_date) DO UPDATE SET steps = EXCLUDED.steps, sleep = EXCLUDED.sleep, hrv = EXCLUDED.hrv,
+                    rule_state = EXCLUDED.rule_state, state = EXCLUDED.state, source = EXCLUDED.source,
+                    active_counted = EXCLUDED.active_counted, hrv_folded = EXCLUDED.hrv_folded, updated_at = EXCLUDED.updated_at
+            ), e AS (
+                INSERT INTO health.evolutions (evolution_id, user_id, stage, active_days, state, triggered_at)
+                SELECT x.id, \(user), x.stage, x.active_days, x.state, x.at
+                FROM p, unnest(\(evolutions.map(\.id))::uuid[], \(evolutions.map(\.stage))::integer[], \(evolutions.map(\.activeDays))::integer[],
+                               \(evolutions.map(\.state.rawValue))::text[], \(evolutions.map(\.triggeredAt))::timestamptz[])
+                     AS x(id, stage, active_days, state, at)
+                ON CONFLICT (user_id, stage) DO NOTHING
+                RETURNING stage
+            ), o AS (
+                INSERT INTO \(unescaped: outbox.table) (stream, event_id, payload)
+                SELECT x.stream, x.event_id, x.payload
+                FROM p, unnest(\(streams)::text[], \(ids)::uuid[], \(payloads)::text[], \(tags)::text[]) WITH ORDINALITY AS x(stream, event_id, payload, tag, n)
+                WHERE x.tag = '' OR x.tag IN (SELECT 'evolution:' || stage FROM e)
+                ORDER BY x.n
+            )
+            SELECT count(*)::int FROM p
+            """, logger: logger)
+        var written = false
+        for try await count in rows.decode(Int.self) { written = count == 1 }
+        if written, !streams.isEmpty { outbox.committed() }
+        return written
+    }
+
+    /// A silent push that wakes a closed app to fetch the state; it carries no health data, only the version.
+    static func statePush(_ pet: PetRecord) -> PushRequest {
+        PushRequest(userId: pet.user.lowercased, app: .symbi, kind: "symbi.state_changed", delivery: .background, collapseKey: "symbi.state",
+                    data: ["version": String(pet.version)])
+    }
+
+    /// The read of an upload, prepared once per connection: the pet's columns (all null when there is none), then
+    /// the raw rows and the day records of the dates, as JSON arrays.
+    struct Snapshot: PostgresPreparedStatement {
+        static let columns = 22
+        static let sql = PetStore.petColumnList + """
+            ,
+                   (SELECT json_agg(json_build_array(m.local_date::text, m.source, extract(epoch FROM m.recorded_at), m.steps, m.sleep_hours, m.hrv_ms,
+                                                     m.steps_goal, m.sleep_goal_hours))
+                    FROM health.metrics m WHERE m.user_id = $1 AND m.local_date = ANY($2::text[]::date[]))::text,
+                   (SELECT json_agg(json_build_array(d.local_date::text, d.steps, d.sleep, d.hrv, d.rule_state, d.state, d.source, d.active_counted,
+                                                     d.hrv_folded))
+                    FROM health.days d WHERE d.user_id = $1 AND d.local_date = ANY($2::text[]::date[]))::text,
+                   EXISTS (SELECT 1 FROM health.erased_users WHERE user_hash = $3)
+            FROM (SELECT 1) AS one
+            LEFT JOIN health.pets p ON p.user_id = $1
+            LEFT JOIN health.evolutions e ON e.evolution_id = p.form
+            """
+        typealias Row = PostgresRow
+        var user: UUID
+        var dates: [String]
+        var hash: ByteBuffer
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(user)
+            bindings.append(dates)
+            bindings.append(hash)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+    }
+
+    static func metrics(fromJSON text: String?) throws -> [LocalDay: [DailyMetrics]] {
+        guard let text, let items = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[Any]] else { return [:] }
+        var found: [LocalDay: [DailyMetrics]] = [:]
+        for item in items {
+            guard item.count == 8, let date = (item[0] as? String).flatMap(LocalDay.init), let source = (item[1] as? String).flatMap(HealthSource.init),
+                  let epoch = (item[2] as? NSNumber)?.doubleValue else {
+                throw StoreInconsistency("health: a stored raw row does not decode: \(item)")
+            }
+            func number(_ index: Int) -> NSNumber? { item[index] as? NSNumber }
+            found[date, default: []].append(DailyMetrics(date: date, source: source, recordedAt: Date(timeIntervalSince1970: epoch),
+                                                         steps: number(3)?.intValue, sleepHours: number(4)?.doubleValue,
+                                                         hrvMilliseconds: number(5)?.doubleValue, stepsGoal: number(6)?.intValue,
+                                                         sleepGoalHours: number(7)?.doubleValue))
+        }
+        return found
+    }
+
+    static func days(fromJSON text: String?) throws -> [LocalDay: DayRecord] {
+        guard let text, let items = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[Any]] else { return [:] }
+        var found: [LocalDay: DayRecord] = [:]
+        for item in items {
+            guard item.count == 9, let date = (item[0] as? String).flatMap(LocalDay.init),
+                  let steps = (item[1] as? String).flatMap(DayDescriptors.StepsBucket.init(rawValue:)),
+                  let sleep = (item[2] as? String).flatMap(DayDescriptors.SleepBucket.init(rawValue:)),
+                  let hrv = (item[3] as? String).flatMap(DayDescriptors.HRVBucket.init(rawValue:)),
+                  let state = (item[5] as? String).flatMap(PetState.init(rawValue:)), let source = (item[6] as? String).flatMap(StateSource.init(rawValue:)),
+                  let counted = item[7] as? Bool, let folded = item[8] as? Bool else {
+                throw StoreInconsistency("health: a stored day does not decode: \(item)")
+            }
+            found[date] = DayRecord(date: date, descriptors: DayDescriptors(steps: steps, sleep: sleep, hrv: hrv),
+                                    ruleState: (item[4] as? String).flatMap(PetState.init(rawValue:)), state: state, source: source,
+                                    activeCounted: counted, hrvFolded: folded)
+        }
+        return found
+    }
+
     /// Claims the brain runs that are due (`FOR UPDATE SKIP LOCKED`, so replicas share them out): each claimed pet's
     /// `brain_day` moves to the run's day and its next run is planned, committed before any model is called — a
     /// crash after the claim loses that day's call rather than making a second one.
@@ -127,7 +319,8 @@ struct PetStore: PetRecords {
             }
             guard !runs.isEmpty else { return [] }
             try await connection.query("""
-                UPDATE health.pets p SET brain_due_at = x.next, brain_day = CASE WHEN x.run THEN x.day::date ELSE p.brain_day END
+                UPDATE health.pets p SET brain_due_at = x.next, brain_day = CASE WHEN x.run THEN x.day::date ELSE p.brain_day END,
+                    revision = p.revision + 1
                 FROM unnest(\(runs.map(\.pet.user))::uuid[], \(runs.map(\.next))::timestamptz[], \(runs.map(\.day.description))::text[],
                             \(runs.map(\.run))::boolean[]) AS x(user_id, next, day, run)
                 WHERE p.user_id = x.user_id
@@ -161,7 +354,7 @@ struct PetStore: PetRecords {
             for try await value in rows.decode(Int.self) { stage = value }
             guard let stage else { return false }
             try await connection.query("""
-                UPDATE health.pets p SET form = \(evolution), updated_at = \(now)
+                UPDATE health.pets p SET form = \(evolution), updated_at = \(now), revision = p.revision + 1
                 WHERE p.user_id = \(user) AND (p.form IS NULL OR
                     (SELECT e.stage FROM health.evolutions e WHERE e.evolution_id = p.form) < \(stage))
                 """, logger: logger)
@@ -188,17 +381,23 @@ struct PetStore: PetRecords {
     }
 
     /// Everything of the user, in every table (`user.deleted`).
-    func erase(_ user: UUID, on connection: PostgresConnection) async throws {
+    func erase(_ user: UUID, at now: Date, on connection: PostgresConnection) async throws {
         for table in ["metrics", "days", "sessions", "evolutions", "pets"] {
             try await connection.query("DELETE FROM health.\(unescaped: table) WHERE user_id = \(user)", logger: logger)
         }
+        try await connection.query("""
+            INSERT INTO health.erased_users (user_hash, erased_at) VALUES (\(Self.hash(user)), \(now)) ON CONFLICT DO NOTHING
+            """, logger: logger)
     }
 
     // MARK: Inside a transaction
 
-    /// The pet's row, locked; made first from `create` when missing (nil: a missing pet stays missing).
+    /// The pet's row, locked; made first from `create` when missing (nil: a missing pet stays missing), unless the
+    /// user was erased (`AccountErased`).
     private func lock(_ user: UUID, create: PetRecord?, on connection: PostgresConnection) async throws -> PetRecord? {
         if let create {
+            let erased = try await connection.query("SELECT 1 FROM health.erased_users WHERE user_hash = \(Self.hash(user))", logger: logger)
+            for try await _ in erased.decode(Int.self) { throw AccountErased() }
             try await connection.query("""
                 INSERT INTO health.pets (user_id, mode, zone, sad_to_resting, resting_to_active, steps_goal, sleep_goal_hours, state_since,
                                          brain_due_at, created_at, updated_at)
@@ -261,16 +460,19 @@ struct PetStore: PetRecords {
     }
 
     /// Writes a decided change; true when it queued events (the caller wakes the relay after the commit).
-    private func write(_ change: PetChange, before: PetRecord, now: Date, on connection: PostgresConnection) async throws -> Bool {
+    private func write(_ change: PetChange, before _: PetRecord, now: Date, on connection: PostgresConnection) async throws -> Bool {
         let pet = change.pet, user = pet.user
-        if pet != before {
+        // Always, so that the revision moves with any change of the pet or its days (an upload decided on the
+        // revision it read finds it moved and decides again).
+        do {
             try await connection.query("""
                 UPDATE health.pets SET mode = \(pet.settings.mode.rawValue), zone = \(pet.settings.timeZone),
                     sad_to_resting = \(pet.settings.thresholds.sadToResting), resting_to_active = \(pet.settings.thresholds.restingToActive),
                     steps_goal = \(pet.settings.stepsGoal), sleep_goal_hours = \(pet.settings.sleepGoalHours), state = \(pet.state.rawValue),
                     state_source = \(pet.source.rawValue), state_day = \(pet.stateDay?.description)::date, state_since = \(pet.since),
                     version = \(pet.version), active_days = \(pet.activeDays), stage = \(pet.stage), mindful_minutes = \(pet.mindfulMinutes),
-                    hrv_average = \(pet.hrv.average), hrv_days = \(pet.hrv.days), brain_due_at = \(pet.brainDueAt), updated_at = \(now)
+                    hrv_average = \(pet.hrv.average), hrv_days = \(pet.hrv.days), brain_due_at = \(pet.brainDueAt), updated_at = \(now),
+                    revision = revision + 1
                 WHERE user_id = \(user)
                 """, logger: logger)
         }
@@ -312,10 +514,7 @@ struct PetStore: PetRecords {
         }
         if change.stateChanged {
             try await outbox.enqueue([try RealtimeFrame(to: [subject], pet.frame)], at: now, on: connection, logger: logger)
-            // A silent push wakes a closed app to fetch the state; it carries no health data, only the version.
-            try await outbox.enqueue([PushRequest(userId: subject, app: .symbi, kind: "symbi.state_changed", delivery: .background,
-                                                  collapseKey: "symbi.state", data: ["version": String(pet.version)])],
-                                     at: now, on: connection, logger: logger)
+            try await outbox.enqueue([Self.statePush(pet)], at: now, on: connection, logger: logger)
             announced = true
         }
         return announced
@@ -323,11 +522,16 @@ struct PetStore: PetRecords {
 
     // MARK: Rows
 
-    static let petColumns = """
+    static let petColumns = petColumnList + """
+
+        FROM health.pets p LEFT JOIN health.evolutions e ON e.evolution_id = p.form
+        """
+
+    /// The pet's columns, in `decodePet`'s order.
+    static let petColumnList = """
         SELECT p.user_id, p.mode, p.zone, p.sad_to_resting, p.resting_to_active, p.steps_goal, p.sleep_goal_hours, p.state, p.state_source,
                p.state_day::text, p.state_since, p.version, p.active_days, p.stage, p.form, e.image_key, p.mindful_minutes, p.hrv_average,
-               p.hrv_days, p.brain_due_at, p.brain_day::text
-        FROM health.pets p LEFT JOIN health.evolutions e ON e.evolution_id = p.form
+               p.hrv_days, p.brain_due_at, p.brain_day::text, p.revision
         """
 
     static func selectPet(_ user: UUID, lock: Bool) -> PostgresQuery {
@@ -343,19 +547,23 @@ struct PetStore: PetRecords {
         return bindings
     }
 
+    /// The pet from the first columns of `row` (`petColumnList`'s order; a row may carry more after them).
     static func decodePet(_ row: PostgresRow) throws -> PetRecord {
-        let (user, mode, zone, sadToResting, restingToActive, stepsGoal, sleepGoal, state, source, stateDay, since, version, activeDays, stage,
-             form, formImageKey, mindful, hrvAverage, hrvDays, brainDueAt, brainDay) =
-            try row.decode((UUID, String, String, Int, Int, Int, Double, String, String, String?, Date, Int, Int, Int, UUID?, String?, Int, Double?,
-                            Int, Date?, String?).self)
-        guard let mode = EntryMode(rawValue: mode), let source = StateSource(rawValue: source) else {
+        let cells = row.makeRandomAccess()
+        func cell<T: PostgresDecodable>(_ index: Int, _ type: T.Type) throws -> T { try cells[index].decode(T.self, context: .default) }
+        let user = try cell(0, UUID.self), mode = try cell(1, String.self), source = try cell(8, String.self)
+        guard let entryMode = EntryMode(rawValue: mode), let stateSource = StateSource(rawValue: source) else {
             throw StoreInconsistency("health: pet \(user) has mode \(mode), source \(source)")
         }
-        return PetRecord(user: user, settings: PetSettings(mode: mode, timeZone: zone, thresholds: Thresholds(sadToResting: sadToResting, restingToActive: restingToActive),
-                                                           stepsGoal: stepsGoal, sleepGoalHours: sleepGoal),
-                         state: try Self.state(state), source: source, stateDay: try stateDay.map(Self.day), since: since, version: version,
-                         activeDays: activeDays, stage: stage, form: form, formImageKey: formImageKey, mindfulMinutes: mindful,
-                         hrv: HRVBaseline(average: hrvAverage, days: hrvDays), brainDueAt: brainDueAt, brainDay: try brainDay.map(Self.day))
+        let settings = PetSettings(mode: entryMode, timeZone: try cell(2, String.self),
+                                   thresholds: Thresholds(sadToResting: try cell(3, Int.self), restingToActive: try cell(4, Int.self)),
+                                   stepsGoal: try cell(5, Int.self), sleepGoalHours: try cell(6, Double.self))
+        return PetRecord(user: user, settings: settings, state: try Self.state(try cell(7, String.self)), source: stateSource,
+                         stateDay: try cell(9, String?.self).map(Self.day), since: try cell(10, Date.self), version: try cell(11, Int.self),
+                         activeDays: try cell(12, Int.self), stage: try cell(13, Int.self), form: try cell(14, UUID?.self),
+                         formImageKey: try cell(15, String?.self), mindfulMinutes: try cell(16, Int.self),
+                         hrv: HRVBaseline(average: try cell(17, Double?.self), days: try cell(18, Int.self)), brainDueAt: try cell(19, Date?.self),
+                         brainDay: try cell(20, String?.self).map(Self.day), revision: try cell(21, Int64.self))
     }
 
     static func decodeDay(_ row: PostgresRow, offset: Int = 0) throws -> DayRecord {
@@ -381,6 +589,9 @@ struct PetStore: PetRecords {
                                                    hrvMilliseconds: hrv, stepsGoal: stepsGoal, sleepGoalHours: sleepGoal),
                              processedAt: processedAt)
     }
+
+    /// How an erased user is remembered: a SHA-256 of the id, not the id.
+    static func hash(_ user: UUID) -> ByteBuffer { ByteBuffer(bytes: Array(SHA256.hash(data: Data(user.lowercased.utf8)))) }
 
     static func state(_ text: String) throws -> PetState {
         guard let state = PetState(rawValue: text) else { throw StoreInconsistency("health: a stored state '\(text)'") }
