@@ -321,7 +321,7 @@ run_wrk symbi-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
 SYMBI_DB="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench"
 "$BIN/lantern-bench" symbi purge --database-url "$SYMBI_DB" --rows "${BENCH_SYMBI_PURGE_ROWS:-1000000}" | tee -a "$OUT"
 # The day's brain: health-brain again, now with a fake Gemini that takes 1,000 requests a second (then 429 with
-# RetryInfo), asked for at most 80 every 0.1 s.
+# RetryInfo), asked for at most 80 every 0.1 s, all 80 at once.
 kill -TERM "$HEALTH_BRAIN_PID"; for _ in $(seq 1 100); do kill -0 "$HEALTH_BRAIN_PID" 2>/dev/null || break; sleep 0.1; done
 rm -f "$STATE/bench/fake-gemini.port" "$STATE/bench/health-brain.pid"
 "$BIN/lantern-bench" symbi brain --database-url "$SYMBI_DB" --users "${BENCH_SYMBI_USERS:-100000}" --rate 1000 \
@@ -329,7 +329,7 @@ rm -f "$STATE/bench/fake-gemini.port" "$STATE/bench/health-brain.pid"
 BRAIN_BENCH=$!
 for _ in $(seq 1 100); do [ -s "$STATE/bench/fake-gemini.port" ] && break; sleep 0.1; done
 start_health_brain env GEMINI_API_KEY=test-gemini-key GEMINI_BASE_URL="http://127.0.0.1:$(cat "$STATE/bench/fake-gemini.port")" \
-  LLM_MODELS_SYMBI_BRAIN=gemini:gemini-bench BRAIN_CALLS_PER_PASS=80 BRAIN_INTERVAL_SECONDS=0.1
+  LLM_MODELS_SYMBI_BRAIN=gemini:gemini-bench BRAIN_CALLS_PER_PASS=80 BRAIN_INTERVAL_SECONDS=0.1 BRAIN_CONCURRENCY=80
 wait "$BRAIN_BENCH" || die "the brain benchmark failed (see $STATE/bench/health-brain.log)"
 tee -a "$OUT" < "$STATE/bench/symbi-brain.txt"
 fi

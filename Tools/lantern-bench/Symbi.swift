@@ -99,9 +99,12 @@ struct SymbiCommand: AsyncParsableCommand {
                     let mine = "FROM health.days d JOIN health.pets p USING (user_id) WHERE p.zone = 'Etc/GMT'"
                     let started = ContinuousClock.now
                     var decided = 0
+                    // Resident memory at each tenth of the pets decided: flat is a plateau, not a climb with the count.
+                    var tenths: [String] = []
                     while decided < users, ContinuousClock.now - started < .seconds(timeout) {
                         try await Task.sleep(for: .milliseconds(500))
                         memory.withLock { $0.append(Memory.rss(pid: pid)) }
+                        if decided * 10 >= (tenths.count + 1) * users { tenths.append(String(format: "%.1f", Memory.rss(pid: pid))) }
                         decided = try await Purge.count(postgres, "SELECT count(*)::int \(mine) AND d.source <> 'default'", logger)
                     }
                     let seconds = (ContinuousClock.now - started).inSeconds
@@ -111,6 +114,7 @@ struct SymbiCommand: AsyncParsableCommand {
                     try await Task.sleep(for: .seconds(1))  // calls still in flight when the last day was written
                     let (calls, limited) = fake.calls
                     let rss = memory.withLock { $0 }
+                    print("symbi.brain.rss_by_tenth_decided MB=" + tenths.joined(separator: ","))
                     print(String(format: "symbi.brain users=%d decided=%d claimed=%d missed=%d model=%d rules=%d calls=%d refused_429=%d twice=%d seconds=%.1f per_second=%.0f rss_start=%.1fMB rss_peak=%.1fMB rss_end=%.1fMB",
                                  users, decided, claimed, users - decided, model, rules, calls, limited, max(0, calls - users), seconds,
                                  Double(decided) / seconds, rss.first ?? .nan, rss.max() ?? .nan, rss.last ?? .nan))

@@ -152,30 +152,34 @@ struct PetStore: PetRecords {
             add(try outbox.prepare(try RealtimeFrame(to: [subject], pet.frame), subject: subject, at: now), "")
             add(try outbox.prepare(Self.statePush(pet), subject: subject, at: now), "")
         }
-        let days = change.days, evolutions = change.evolutions, settings = pet.settings
-        // A new pet is inserted (a pet made meanwhile, or a user erased, stops it); a stored one is updated only at
-        // the revision read. Never an upsert: a pet erased after the read must stay erased.
-        let isNew = pet.revision == nil
-        let rows = try await client.query("""
+        let rows = try await client.execute(Commit(change: change, metrics: metrics, now: now, hash: Self.hash(user),
+                                                   outbox: (streams, ids, payloads, tags)), logger: logger)
+        var written = false
+        for try await count in rows { written = count == 1 }
+        if written, !streams.isEmpty { outbox.committed() }
+        return written
+    }
+
+    /// An upload's write, prepared once per connection (planned once: it is most of the service's writes).
+    ///
+    /// A new pet is inserted (a pet made meanwhile, or an erased user, stops it); a stored one is updated only at the
+    /// revision read. Never an upsert: a pet erased after the read must stay erased. Everything else is written only
+    /// if the pet was (`FROM p`); an evolution's events only if its row is new.
+    struct Commit: PostgresPreparedStatement {
+        static let sql = """
             WITH u AS (
-                UPDATE health.pets SET mode = \(settings.mode.rawValue), zone = \(settings.timeZone),
-                    sad_to_resting = \(settings.thresholds.sadToResting), resting_to_active = \(settings.thresholds.restingToActive),
-                    steps_goal = \(settings.stepsGoal), sleep_goal_hours = \(settings.sleepGoalHours), state = \(pet.state.rawValue),
-                    state_source = \(pet.source.rawValue), state_day = \(pet.stateDay?.description)::date, state_since = \(pet.since),
-                    version = \(pet.version), active_days = \(pet.activeDays), stage = \(pet.stage), mindful_minutes = \(pet.mindfulMinutes),
-                    hrv_average = \(pet.hrv.average), hrv_days = \(pet.hrv.days), brain_due_at = \(pet.brainDueAt), revision = revision + 1,
-                    updated_at = \(now)
-                WHERE user_id = \(user) AND revision = \(pet.revision ?? -1) AND NOT \(isNew)
+                UPDATE health.pets SET mode = $4, zone = $5, sad_to_resting = $6, resting_to_active = $7, steps_goal = $8,
+                    sleep_goal_hours = $9, state = $10, state_source = $11, state_day = NULLIF($12, '')::date, state_since = $13, version = $14,
+                    active_days = $15, stage = $16, mindful_minutes = $17, hrv_average = $18, hrv_days = $19, brain_due_at = $20,
+                    revision = revision + 1, updated_at = $21
+                WHERE user_id = $1 AND revision = $3 AND NOT $2
                 RETURNING 1
             ), i AS (
                 INSERT INTO health.pets (user_id, mode, zone, sad_to_resting, resting_to_active, steps_goal, sleep_goal_hours, state, state_source,
                     state_day, state_since, version, active_days, stage, mindful_minutes, hrv_average, hrv_days, brain_due_at, revision,
                     created_at, updated_at)
-                SELECT \(user), \(settings.mode.rawValue), \(settings.timeZone), \(settings.thresholds.sadToResting),
-                    \(settings.thresholds.restingToActive), \(settings.stepsGoal), \(settings.sleepGoalHours), \(pet.state.rawValue),
-                    \(pet.source.rawValue), \(pet.stateDay?.description)::date, \(pet.since), \(pet.version), \(pet.activeDays), \(pet.stage),
-                    \(pet.mindfulMinutes), \(pet.hrv.average), \(pet.hrv.days), \(pet.brainDueAt), 0, \(now), \(now)
-                WHERE \(isNew) AND NOT EXISTS (SELECT 1 FROM health.erased_users WHERE user_hash = \(Self.hash(user)))
+                SELECT $1, $4, $5, $6, $7, $8, $9, $10, $11, NULLIF($12, '')::date, $13, $14, $15, $16, $17, $18, $19, $20, 0, $21, $21
+                WHERE $2 AND NOT EXISTS (SELECT 1 FROM health.erased_users WHERE user_hash = $22)
                 ON CONFLICT (user_id) DO NOTHING
                 RETURNING 1
             ), p AS (
@@ -183,49 +187,99 @@ struct PetStore: PetRecords {
             ), m AS (
                 INSERT INTO health.metrics AS m (user_id, local_date, source, recorded_at, steps, sleep_hours, hrv_ms, steps_goal, sleep_goal_hours,
                                                   processed_at)
-                SELECT \(user), x.day::date, x.source, x.recorded_at, NULLIF(x.steps, -1), NULLIF(x.sleep, -1), NULLIF(x.hrv, -1),
-                       NULLIF(x.steps_goal, -1), NULLIF(x.sleep_goal, -1), \(now)
-                FROM p, unnest(\(metrics.map(\.date.description))::text[], \(metrics.map(\.source.rawValue))::text[],
-                            \(metrics.map(\.recordedAt))::timestamptz[], \(metrics.map { $0.steps ?? -1 })::integer[],
-                            \(metrics.map { $0.sleepHours ?? -1 })::float8[], \(metrics.map { $0.hrvMilliseconds ?? -1 })::float8[],
-                            \(metrics.map { $0.stepsGoal ?? -1 })::integer[], \(metrics.map { $0.sleepGoalHours ?? -1 })::float8[])
-                     AS x(day, source, recorded_at, steps, sleep, hrv, steps_goal, sleep_goal)
+                SELECT $1, x.day::date, x.source, x.recorded_at, NULLIF(x.steps, -1), NULLIF(x.sleep, -1), NULLIF(x.hrv, -1),
+                       NULLIF(x.steps_goal, -1), NULLIF(x.sleep_goal, -1), $21
+                FROM p, unnest($23::text[], $24::text[], $25::timestamptz[], $26::integer[], $27::float8[], $28::float8[], $29::integer[],
+                               $30::float8[]) AS x(day, source, recorded_at, steps, sleep, hrv, steps_goal, sleep_goal)
                 ON CONFLICT (user_id, local_date, source) DO UPDATE SET recorded_at = EXCLUDED.recorded_at, steps = EXCLUDED.steps,
                     sleep_hours = EXCLUDED.sleep_hours, hrv_ms = EXCLUDED.hrv_ms, steps_goal = EXCLUDED.steps_goal,
                     sleep_goal_hours = EXCLUDED.sleep_goal_hours, processed_at = EXCLUDED.processed_at
                 WHERE EXCLUDED.recorded_at >= m.recorded_at
             ), d AS (
                 INSERT INTO health.days AS d (user_id, local_date, steps, sleep, hrv, rule_state, state, source, active_counted, hrv_folded, updated_at)
-                SELECT \(user), x.day::date, x.steps, x.sleep, x.hrv, NULLIF(x.rule_state, ''), x.state, x.source, x.counted, x.folded, \(now)
-                FROM p, unnest(\(days.map(\.date.description))::text[], \(days.map(\.descriptors.steps.rawValue))::text[],
-                            \(days.map(\.descriptors.sleep.rawValue))::text[], \(days.map(\.descriptors.hrv.rawValue))::text[],
-                            \(days.map { $0.ruleState?.rawValue ?? "" })::text[], \(days.map(\.state.rawValue))::text[], \(days.map(\.source.rawValue))::text[],
-                            \(days.map(\.activeCounted))::boolean[], \(days.map(\.hrvFolded))::boolean[])
-                     AS x(day, steps, sleep, hrv, rule_state, state, source, counted, folded)
+                SELECT $1, x.day::date, x.steps, x.sleep, x.hrv, NULLIF(x.rule_state, ''), x.state, x.source, x.counted, x.folded, $21
+                FROM p, unnest($31::text[], $32::text[], $33::text[], $34::text[], $35::text[], $36::text[], $37::text[], $38::boolean[],
+                               $39::boolean[]) AS x(day, steps, sleep, hrv, rule_state, state, source, counted, folded)
                 ON CONFLICT (user_id, local_date) DO UPDATE SET steps = EXCLUDED.steps, sleep = EXCLUDED.sleep, hrv = EXCLUDED.hrv,
                     rule_state = EXCLUDED.rule_state, state = EXCLUDED.state, source = EXCLUDED.source,
                     active_counted = EXCLUDED.active_counted, hrv_folded = EXCLUDED.hrv_folded, updated_at = EXCLUDED.updated_at
             ), e AS (
                 INSERT INTO health.evolutions (evolution_id, user_id, stage, active_days, state, triggered_at)
-                SELECT x.id, \(user), x.stage, x.active_days, x.state, x.at
-                FROM p, unnest(\(evolutions.map(\.id))::uuid[], \(evolutions.map(\.stage))::integer[], \(evolutions.map(\.activeDays))::integer[],
-                               \(evolutions.map(\.state.rawValue))::text[], \(evolutions.map(\.triggeredAt))::timestamptz[])
-                     AS x(id, stage, active_days, state, at)
+                SELECT x.id, $1, x.stage, x.active_days, x.state, x.at
+                FROM p, unnest($40::uuid[], $41::integer[], $42::integer[], $43::text[], $44::timestamptz[]) AS x(id, stage, active_days, state, at)
                 ON CONFLICT (user_id, stage) DO NOTHING
                 RETURNING stage
             ), o AS (
-                INSERT INTO \(unescaped: outbox.table) (stream, event_id, payload)
+                INSERT INTO health.outbox (stream, event_id, payload)
                 SELECT x.stream, x.event_id, x.payload
-                FROM p, unnest(\(streams)::text[], \(ids)::uuid[], \(payloads)::text[], \(tags)::text[]) WITH ORDINALITY AS x(stream, event_id, payload, tag, n)
+                FROM p, unnest($45::text[], $46::uuid[], $47::text[], $48::text[]) WITH ORDINALITY AS x(stream, event_id, payload, tag, n)
                 WHERE x.tag = '' OR x.tag IN (SELECT 'evolution:' || stage FROM e)
                 ORDER BY x.n
             )
             SELECT count(*)::int FROM p
-            """, logger: logger)
-        var written = false
-        for try await count in rows.decode(Int.self) { written = count == 1 }
-        if written, !streams.isEmpty { outbox.committed() }
-        return written
+            """
+        typealias Row = Int
+        var change: PetChange
+        var metrics: [DailyMetrics]
+        var now: Date
+        var hash: ByteBuffer
+        var outbox: (streams: [String], ids: [UUID], payloads: [String], tags: [String])
+
+        func makeBindings() throws -> PostgresBindings {
+            let pet = change.pet, settings = pet.settings, days = change.days, evolutions = change.evolutions
+            var b = PostgresBindings(capacity: 48)
+            b.append(pet.user)
+            b.append(pet.revision == nil)
+            b.append(pet.revision ?? -1)
+            b.append(settings.mode.rawValue)
+            b.append(settings.timeZone)
+            b.append(settings.thresholds.sadToResting)
+            b.append(settings.thresholds.restingToActive)
+            b.append(settings.stepsGoal)
+            b.append(settings.sleepGoalHours)
+            b.append(pet.state.rawValue)
+            b.append(pet.source.rawValue)
+            b.append(pet.stateDay?.description ?? "")
+            b.append(pet.since)
+            b.append(pet.version)
+            b.append(pet.activeDays)
+            b.append(pet.stage)
+            b.append(pet.mindfulMinutes)
+            b.append(pet.hrv.average)
+            b.append(pet.hrv.days)
+            b.append(pet.brainDueAt)
+            b.append(now)
+            b.append(hash)
+            b.append(metrics.map(\.date.description))
+            b.append(metrics.map(\.source.rawValue))
+            b.append(metrics.map(\.recordedAt))
+            b.append(metrics.map { $0.steps ?? -1 })
+            b.append(metrics.map { $0.sleepHours ?? -1 })
+            b.append(metrics.map { $0.hrvMilliseconds ?? -1 })
+            b.append(metrics.map { $0.stepsGoal ?? -1 })
+            b.append(metrics.map { $0.sleepGoalHours ?? -1 })
+            b.append(days.map(\.date.description))
+            b.append(days.map(\.descriptors.steps.rawValue))
+            b.append(days.map(\.descriptors.sleep.rawValue))
+            b.append(days.map(\.descriptors.hrv.rawValue))
+            b.append(days.map { $0.ruleState?.rawValue ?? "" })
+            b.append(days.map(\.state.rawValue))
+            b.append(days.map(\.source.rawValue))
+            b.append(days.map(\.activeCounted))
+            b.append(days.map(\.hrvFolded))
+            b.append(evolutions.map(\.id))
+            b.append(evolutions.map(\.stage))
+            b.append(evolutions.map(\.activeDays))
+            b.append(evolutions.map(\.state.rawValue))
+            b.append(evolutions.map(\.triggeredAt))
+            b.append(outbox.streams)
+            b.append(outbox.ids)
+            b.append(outbox.payloads)
+            b.append(outbox.tags)
+            return b
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
     }
 
     /// A silent push that wakes a closed app to fetch the state; it carries no health data, only the version.
