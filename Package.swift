@@ -192,7 +192,7 @@ let package = Package(
         ),
         .target(
             name: "LanternDatabase",
-            dependencies: ["LanternCore", "LanternContracts", postgres, lifecycle, logging],
+            dependencies: ["LanternCore", "LanternContracts", postgres, nioCore, lifecycle, logging],
             path: "Shared/LanternDatabase",
             swiftSettings: strict
         ),

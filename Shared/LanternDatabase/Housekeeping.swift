@@ -43,10 +43,7 @@ public struct Housekeeping: Sendable {
             var bindings = PostgresBindings()
             bindings.append(cutoff)
             do {
-                let rows = try await client.query(PostgresQuery(unsafeSQL: rule.sql + " RETURNING 1", binds: bindings), logger: logger)
-                var n = 0
-                for try await _ in rows { n += 1 }
-                deleted[rule.name] = n
+                deleted[rule.name] = try await client.rowsAffected(PostgresQuery(unsafeSQL: rule.sql, binds: bindings), logger: logger)
             } catch {
                 logger.warning("housekeeping failed", metadata: ["rule": "\(rule.name)", "error": "\(error)"])
             }

@@ -427,11 +427,7 @@ struct PetStore: PetRecords {
 
     /// Deletes raw values processed before `cutoff` (Req 11.3): one statement over the `processed_at` index.
     func purgeRawMetrics(processedBefore cutoff: Date) async throws -> Int {
-        let rows = try await client.query("""
-            WITH gone AS (DELETE FROM health.metrics WHERE processed_at < \(cutoff) RETURNING 1) SELECT count(*)::int FROM gone
-            """, logger: logger)
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
+        try await client.rowsAffected("DELETE FROM health.metrics WHERE processed_at < \(cutoff)", logger: logger)
     }
 
     /// Everything of the user, in every table (`user.deleted`).
