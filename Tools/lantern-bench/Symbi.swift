@@ -13,7 +13,8 @@ struct SymbiCommand: AsyncParsableCommand {
 
     /// The same rows twice: once deleted by a bare `DELETE` of this process, once by health-brain's periodic purge —
     /// its passes' own time (`lantern_periodic_pass_duration_seconds` of `raw_metrics_purge` from its metrics, summed
-    /// over every pass from the rows' commit until none is left), and the wall time including the wait for the pass.
+    /// over every pass that ended between the rows' commit and none being left), and the wall time including the wait
+    /// for the pass.
     struct Purge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "health-brain's purge of raw rows next to a bare DELETE of the same rows")
         @Option(help: "PostgreSQL URL of health-brain's database") var databaseURL: String
@@ -35,9 +36,10 @@ struct SymbiCommand: AsyncParsableCommand {
                 // Due (processed two days ago): the service's next pass removes them. On an emptied table again, so that
                 // neither DELETE wades through the other's dead rows.
                 try await postgres.query("TRUNCATE health.metrics", logger: logger)
-                let before = try await Self.purgeSeconds(metrics)
                 try await Self.insert(rows, processedAgo: "2 days", postgres, logger)
+                // From the commit on: a pass in flight then cannot see the rows (its snapshot is older); the next takes them.
                 let serviceStarted = ContinuousClock.now
+                let before = try await Self.purgeSeconds(metrics)
                 try await waitFor(seconds: 600) { try await Self.count(postgres, "SELECT count(*)::int FROM health.metrics", logger) == 0 }
                 let wall = (ContinuousClock.now - serviceStarted).inSeconds
                 try await Task.sleep(for: .milliseconds(300))  // the pass records its time as it returns
