@@ -7,7 +7,7 @@ up:    ## install what is missing, start PostgreSQL, Redis and every service; pr
 token: ## sign a made-up person in through the gateway (APP=pairly NAME=Ada PROVIDER=google|apple) and print the tokens
 	@python3 scripts/dev.py token --app "$(or $(APP),pairly)" --name "$(or $(NAME),Ada)" --provider "$(or $(PROVIDER),google)"
 
-demo:  ## drive Pairly, AstroSvitla and Lucky Day through the gateway as two people would, printing each step
+demo:  ## drive Pairly, AstroSvitla, Lucky Day, RoastMeLater and Symbi through the gateway as people would, printing each step
 	@python3 scripts/dev.py demo
 
 time-travel: ## move the local stack's clock forward, for daily features (DAYS=1, HOURS=, SECONDS=; none: print the stack's time)
