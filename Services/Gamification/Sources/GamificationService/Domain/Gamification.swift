@@ -127,7 +127,7 @@ public struct Streaks: Sendable {
                                             state: state, zone: zoneName, badges: change.badges, rewards: change.rewards))
             if try await records.commit(change), let result = change.checkIn?.result { return .done(result) }
         }
-        throw ConcurrentChanges()
+        throw ConcurrentChanges("streak")
     }
 
     public enum FreezeAnswer: Sendable, Equatable {
@@ -151,7 +151,7 @@ public struct Streaks: Sendable {
             announce(&change, before: row.state, after: state, app: app, user: user, now: now)
             if try await records.commit(change) { return .restored(change.row, restoredDays: restored) }
         }
-        throw ConcurrentChanges()
+        throw ConcurrentChanges("streak")
     }
 
     /// Turns reminders on or off and moves them to `zone` (a user who travels without opening the app).
@@ -167,7 +167,7 @@ public struct Streaks: Sendable {
                                       announcements: Announcements(), at: clock.now())
             if try await records.commit(change) { return next }
         }
-        throw ConcurrentChanges()
+        throw ConcurrentChanges("streak")
     }
 
     /// When to remind (REQ-STR-005): 2 hours before the local midnight that would break the streak — 22:00 on the
@@ -260,7 +260,6 @@ public enum BadgeAnnouncement {
 }
 
 /// Another write of the same user won every attempt (a storm of check-ins): 503, try again.
-public struct ConcurrentChanges: Error {}
 
 /// The streak reminder's push (REQ-STR-005).
 public enum Reminders {

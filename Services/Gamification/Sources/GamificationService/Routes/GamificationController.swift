@@ -80,7 +80,7 @@ struct GamificationController: Sendable {
         else { v.check(zone != nil, "timeZone", "must be an IANA time zone such as Asia/Ho_Chi_Minh") }
         try v.validate()
         guard let zone else { throw Problem.invalid([]) }
-        switch try await Self.retryLater { try await streaks.checkIn(user: user, app: catalogue.app, occurredAt: body.occurredAt, zone: zone, key: key) } {
+        switch try await streaks.checkIn(user: user, app: catalogue.app, occurredAt: body.occurredAt, zone: zone, key: key) {
         case .erased:
             throw Problem.unauthorized("This account was deleted.", code: "account_deleted")
         case .outOfWindow(let tooLate):
@@ -111,7 +111,7 @@ struct GamificationController: Sendable {
 
     @Sendable func freeze(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<FreezeBody> {
         let (user, catalogue) = try caller(context)
-        switch try await Self.retryLater({ try await streaks.freeze(user: user, app: catalogue.app) }) {
+        switch try await streaks.freeze(user: user, app: catalogue.app) {
         case .restored(let row, let days):
             let today = LocalDay(streaks.clock.now(), in: TimeZoneName.zone(row.zone) ?? .gmt)
             return JSONResponse(FreezeBody(restoredDays: days, streak: StreakView(row.state, today: today, zone: row.zone)))
@@ -144,7 +144,7 @@ struct GamificationController: Sendable {
         if body.enabled == nil { v.fail("enabled", "is required: true or false") }
         if let zone = body.timeZone { v.check(TimeZoneName.isValid(zone), "timeZone", "must be an IANA time zone such as Asia/Ho_Chi_Minh") }
         try v.validate()
-        let row = try await Self.retryLater { try await streaks.setReminders(user: user, app: catalogue.app, enabled: body.enabled ?? true, zone: body.timeZone) }
+        let row = try await streaks.setReminders(user: user, app: catalogue.app, enabled: body.enabled ?? true, zone: body.timeZone)
         return JSONResponse(Profile.Reminders(enabled: row.reminders, timeZone: row.zone, nextAt: row.remindAt))
     }
 
@@ -159,14 +159,6 @@ struct GamificationController: Sendable {
                                                                                          value: $0.value, size: $0.size) },
                                        members: data.members),
                             headers: [.contentDisposition: "attachment; filename=\"\(catalogue.app.rawValue)-gamification.json\""])
-    }
-
-    /// Runs a conditional write; when every attempt lost to another write of the same user, 503 with `Retry-After`.
-    static func retryLater<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch is ConcurrentChanges {
-            throw Problem(status: 503, code: "busy", title: "Service Unavailable",
-                          detail: "Too many changes to this streak at once; try again in a second.", retryAfter: 1)
-        }
     }
 
     /// The user and their app's catalogue: 403 for an app without one, 403 for a service token.

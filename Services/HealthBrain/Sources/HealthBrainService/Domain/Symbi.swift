@@ -34,10 +34,7 @@ public struct PetSnapshot: Sendable {
 }
 
 /// The account was deleted: its access token still works for a while, but nothing of it is stored again.
-public struct AccountErased: Error {}
-
-/// Every attempt lost to another write of the same pet.
-public struct ConcurrentChanges: Error {}
+public struct AccountErased: Error, Sendable {}
 
 /// A raw row with the time it was processed (the export shows when it will be gone).
 public struct StoredMetrics: Sendable, Equatable {
@@ -117,7 +114,7 @@ struct SymbiCare: Sendable {
             // Another write of this pet came first: a short, jittered pause so that two devices do not collide again.
             if attempt < Self.attempts { try await Task.sleep(for: .milliseconds(Int64.random(in: 1...(5 * Int64(attempt))))) }
         }
-        throw ConcurrentChanges()
+        throw ConcurrentChanges("pet")
     }
 
     static let attempts = 12
@@ -190,7 +187,7 @@ struct SymbiCare: Sendable {
             if try await records.commit(change, metrics: [], now: now) { return }
             if attempt < Self.attempts { try await Task.sleep(for: .milliseconds(Int64.random(in: 1...(5 * Int64(attempt))))) }
         }
-        throw ConcurrentChanges()
+        throw ConcurrentChanges("pet")
     }
 
     /// Deletes every raw row processed more than `rawRetention` ago.

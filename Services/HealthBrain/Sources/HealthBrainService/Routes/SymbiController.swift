@@ -249,7 +249,7 @@ struct SymbiController: Sendable {
             }
         }
         try v.validate()
-        let updated = try await Self.retryLater { try await care.upload(metrics, zone: body.timeZone ?? zone.identifier, for: user) }
+        let updated = try await care.upload(metrics, zone: body.timeZone ?? zone.identifier, for: user)
         return try ConditionalResponse.json(stateBody(updated), for: request, cacheControl: "private, no-cache")
     }
 
@@ -288,7 +288,7 @@ struct SymbiController: Sendable {
         }
         try v.validate()
         let chosen = settings
-        let pet = try await Self.retryLater { try await care.updateSettings(of: user) { $0 = chosen } }
+        let pet = try await care.updateSettings(of: user) { $0 = chosen }
         return JSONResponse(SettingsBody(pet))
     }
 
@@ -305,7 +305,7 @@ struct SymbiController: Sendable {
             v.check(completedAt <= care.clock.now().addingTimeInterval(300), "completedAt", "is more than 5 minutes ahead of the server's clock")
         }
         try v.validate()
-        switch try await Self.retryLater({ try await care.calm(user, key: key, minutes: body.minutes ?? 1, completedAt: body.completedAt) }) {
+        switch try await care.calm(user, key: key, minutes: body.minutes ?? 1, completedAt: body.completedAt) {
         case .calmed(let pet):
             return JSONResponse(stateBody(pet), status: .created)
         case .replayed(let pet):
@@ -350,17 +350,6 @@ struct SymbiController: Sendable {
 
     // MARK: Helpers
 
-    /// Runs a conditional write; when every attempt lost to another write of the same pet, 503 with `Retry-After`.
-    /// (and 401 `account_deleted` for a write of an account deleted meanwhile, whose token still works for a while).
-    static func retryLater<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch is ConcurrentChanges {
-            throw Problem(status: 503, code: "busy", title: "Service Unavailable",
-                          detail: "Too many changes to this pet at once; try again in a second.", retryAfter: 1)
-        } catch is AccountErased {
-            throw Problem.unauthorized("This account was deleted.", code: "account_deleted")
-        }
-    }
-
     func stateBody(_ pet: PetRecord) -> StateBody {
         let entry = catalogue.entry(pet.state)
         return StateBody(state: pet.state.rawValue, name: entry.name, caption: entry.caption, source: pet.source.rawValue,
@@ -378,4 +367,9 @@ struct SymbiController: Sendable {
         guard let user = claims.userID else { throw Problem.forbidden("This route is for user tokens.") }
         return user
     }
+}
+
+/// A write of an account deleted meanwhile (its token still works for a while): 401, as for any deleted account.
+extension AccountErased: ProblemConvertible {
+    public var problem: Problem { .unauthorized("This account was deleted.", code: "account_deleted") }
 }
