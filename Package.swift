@@ -120,9 +120,9 @@ let services: [Service] = [
     ),
     Service(
         "health-brain", folder: "HealthBrain", library: "HealthBrainService",
-        dependencies: ["LanternDatabase", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres, crypto],
+        dependencies: ["LanternDatabase", "LanternEvents", "LanternLLM", "LanternObjectStorage", "LanternRedis", "LanternTokens", postgres, crypto],
         resources: [.copy("Migrations"), .copy("Catalogue")],
-        testDependencies: ["LanternEvents", "LanternLLM", "LanternRedis", "LanternTokens", postgres]
+        testDependencies: ["LanternEvents", "LanternLLM", "LanternObjectStorage", "LanternRedis", "LanternTokens", postgres]
     ),
     Service(
         "push-worker", folder: "PushWorker", library: "PushWorker",
@@ -130,6 +130,13 @@ let services: [Service] = [
                        nioPosix, nioCore, nioFoundation, metrics],
         resources: [.copy("Migrations"), .copy("Catalogue")],
         testDependencies: ["LanternEvents", "LanternRedis", jwt, crypto, postgres, httpClient, nioSSL]
+    ),
+    Service(
+        "evolution-worker", folder: "EvolutionWorker", library: "EvolutionWorker",
+        dependencies: ["ImageSanitizer", "LanternDatabase", "LanternEvents", "LanternLLM", "LanternObjectStorage", "LanternRedis", "LanternRendering",
+                       postgres, httpClient, nioPosix, metrics],
+        testDependencies: ["ImageSanitizer", "LanternEvents", "LanternLLM", "LanternObjectStorage", "LanternRedis", "LanternRendering", postgres,
+                           httpClient]
     ),
     Service(
         "gateway", folder: "Gateway", library: "GatewayService",
@@ -192,7 +199,7 @@ let package = Package(
         ),
         .target(
             name: "LanternDatabase",
-            dependencies: ["LanternCore", "LanternContracts", postgres, nioCore, lifecycle, logging],
+            dependencies: ["LanternCore", "LanternContracts", postgres, nioCore, lifecycle, logging, crypto],
             path: "Shared/LanternDatabase",
             swiftSettings: strict
         ),
@@ -252,17 +259,17 @@ let package = Package(
             path: "Shared/LanternRendering",
             swiftSettings: strict
         ),
-        // S3-compatible object storage (SigV4 over async-http-client): photos now, report PDFs and images next.
+        // Object storage (a folder, or an S3-compatible bucket signed with SigV4 over async-http-client): Pairly's photos, Symbi's evolutions.
         .target(
             name: "LanternObjectStorage",
-            dependencies: [httpClient, crypto, nioCore, .product(name: "NIOHTTP1", package: "swift-nio")],
+            dependencies: ["LanternCore", httpClient, crypto, nioCore, nioPosix, .product(name: "NIOHTTP1", package: "swift-nio")],
             path: "Shared/LanternObjectStorage",
             swiftSettings: strict
         ),
         .target(
             name: "LanternService",
             dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
-                           "LanternRedis", "LanternTokens", nioFoundation, hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
+                           "LanternObjectStorage", "LanternRedis", "LanternTokens", nioFoundation, hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
                            postgres, .product(name: "_ConnectionPoolModule", package: "postgres-nio"), httpClient, lifecycle, logging, metrics],
             path: "Shared/LanternService",
             swiftSettings: strict
@@ -303,7 +310,9 @@ let package = Package(
             resources: [.copy("Migrations"), .copy("Catalogue")],
             swiftSettings: strict
         ),
-        .target(name: "ImageSanitizer", path: "Services/Media/Sources/ImageSanitizer", swiftSettings: strict),
+        // Image checks and metadata removal (JPEG, PNG, WebP, HEIC), no dependencies: media's photos, Symbi's
+        // model-drawn evolutions.
+        .target(name: "ImageSanitizer", path: "Shared/ImageSanitizer", swiftSettings: strict),
         .target(
             name: "MediaUpload",
             dependencies: ["LanternCore", nioCore],
@@ -314,7 +323,7 @@ let package = Package(
         .testTarget(
             name: "ImageSanitizerTests",
             dependencies: ["ImageSanitizer"],
-            path: "Services/Media/Tests/ImageSanitizerTests",
+            path: "Tests/ImageSanitizerTests",
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
@@ -341,7 +350,7 @@ let package = Package(
         // MARK: Tools
         .executableTarget(
             name: "lantern-bench",
-            dependencies: ["AstroSvitlaContent", "RoastMeLaterContent", "LanternAppStore", "LanternContracts", crypto, "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport",
+            dependencies: ["AstroSvitlaContent", "RoastMeLaterContent", "LanternAppStore", "LanternContracts", crypto, "LanternCore", "LanternEvents", "LanternLLM", "LanternRedis", "LanternTestSupport", "EvolutionWorker", "LanternRendering",
                            lifecycle, logging, httpClient, nioCore, nioFoundation, postgres,
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            hummingbird, .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -17,6 +17,9 @@
 #  11. symbi: metrics uploads (a write) and the pet's state (a read) through the gateway next to GET /v1/me of the
 #      same run; health-brain's purge of 1,000,000 raw rows next to a bare DELETE of as many; the day's brain for
 #      100,000 users (BENCH_SYMBI_USERS) with a fake Gemini at its rate limit: none missed, none twice, memory.
+#  12. evolution: evolution-worker's local drawing of a 1024×1024 evolution (p50, target ≤ 200 ms); a burst of 1,000
+#      image jobs (BENCH_EVOLUTION_JOBS) against a fake Gemini image model at 20 requests/s (BENCH_EVOLUTION_RATE):
+#      none lost, none twice, memory by tenth of the jobs done.
 # PostgreSQL pool: 8 connections (≈ 4 × cores); 32 measured worse here (p99 ×7 from backend contention).
 # Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
 source "$(dirname "$0")/lib.sh"
@@ -28,8 +31,8 @@ DURATION="${BENCH_DURATION:-15s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-64}"
 OUT="$STATE/bench/results.txt"
 # BENCH_ONLY=realtime,push runs only those parts (http, instructions, bus, realtime, push, astrology, luckyday,
-# astrosvitla, roastmelater, gamification, symbi); all by default.
-ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astrosvitla,roastmelater,gamification,symbi},"
+# astrosvitla, roastmelater, gamification, symbi, evolution); all by default.
+ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astrosvitla,roastmelater,gamification,symbi,evolution},"
 part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
@@ -83,7 +86,7 @@ start_content env
 HTTP_PORT=18085 "$BIN/gamification" > "$STATE/bench/gamification.log" 2>&1 & PIDS+=($!); GAMIFICATION_PID=$!
 wait_http http://127.0.0.1:19085/health/ready 60 || die "gamification did not start"
 start_health_brain() {
-  HTTP_PORT=18086 PURGE_INTERVAL_SECONDS=1 "$@" "$BIN/health-brain" >> "$STATE/bench/health-brain.log" 2>&1 & PIDS+=($!); HEALTH_BRAIN_PID=$!
+  HTTP_PORT=18086 PURGE_INTERVAL_SECONDS=1 SYMBI_STORAGE_DIR="$STATE/bench/symbi" "$@" "$BIN/health-brain" >> "$STATE/bench/health-brain.log" 2>&1 & PIDS+=($!); HEALTH_BRAIN_PID=$!
   echo "$HEALTH_BRAIN_PID" > "$STATE/bench/health-brain.pid"
 }
 start_health_brain env
@@ -194,7 +197,7 @@ fi
 
 if part realtime; then
 say "Pairly real-time: upload → WebSocket at 50 uploads/s, then ${BENCH_IDLE_SOCKETS:-5000} idle WebSockets"
-"$BIN/lantern-bench" realtime --gateway http://127.0.0.1:18080 --image "$ROOT/Services/Media/Tests/ImageSanitizerTests/Fixtures/with-exif.jpg" \
+"$BIN/lantern-bench" realtime --gateway http://127.0.0.1:18080 --image "$ROOT/Tests/ImageSanitizerTests/Fixtures/with-exif.jpg" \
   --rate 50 --seconds 10 --idle "${BENCH_IDLE_SOCKETS:-5000}" --gateway-pid "$GATEWAY_PID" | tee -a "$OUT"
 fi
 
@@ -332,6 +335,13 @@ start_health_brain env GEMINI_API_KEY=test-gemini-key GEMINI_BASE_URL="http://12
   LLM_MODELS_SYMBI_BRAIN=gemini:gemini-bench BRAIN_CALLS_PER_PASS=80 BRAIN_INTERVAL_SECONDS=0.1 BRAIN_CONCURRENCY=80
 wait "$BRAIN_BENCH" || die "the brain benchmark failed (see $STATE/bench/health-brain.log)"
 tee -a "$OUT" < "$STATE/bench/symbi-brain.txt"
+fi
+
+if part evolution; then
+say "evolution-worker: the local drawing of 1024×1024 evolutions; ${BENCH_EVOLUTION_JOBS:-1000} image jobs against a fake image model at ${BENCH_EVOLUTION_RATE:-20} requests/s"
+"$BIN/lantern-bench" evolution draw --size 1024 --count 60 | tee -a "$OUT"
+"$BIN/lantern-bench" evolution burst --worker "$BIN/evolution-worker" --database-url "postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench" \
+  --redis "$REDIS_URL" --jobs "${BENCH_EVOLUTION_JOBS:-1000}" --rate "${BENCH_EVOLUTION_RATE:-20}" | tee -a "$OUT"
 fi
 
 "$BIN/lantern-bench" memory identity=$IDENTITY_PID gateway=$GATEWAY_PID content=$CONTENT_PID gamification=$GAMIFICATION_PID health-brain=$HEALTH_BRAIN_PID | sed 's/^memory/after-load.memory/' | tee -a "$OUT"

@@ -221,7 +221,7 @@ def pairly():
         step("Bohdan joins with it", "paired")
         live.wait("paired")
         step("Bohdan's socket hears it", "paired frame")
-        photo_path = os.path.join(ROOT, "Services/Media/Tests/ImageSanitizerTests/Fixtures/with-exif.jpg")
+        photo_path = os.path.join(ROOT, "Tests/ImageSanitizerTests/Fixtures/with-exif.jpg")
         photo = open(photo_path, "rb").read()
         for _ in range(100):  # media learns of the pairing from identity's events a moment later
             status, _, raw = call("POST", GATEWAY + "/v1/moments", photo, ada["accessToken"], content_type="image/jpeg",
@@ -417,7 +417,7 @@ def status_command(_):
         name, port = line.split()[:2]
         rows.append((name, int(port), int(port) + 1000))
     ok = True
-    print(f"{'process':<14} {'pid':>7}  {'api':<22} readiness (operations port)")
+    print(f"{'process':<16} {'pid':>7}  {'api':<22} readiness (operations port)")
     for name, port, ops in [("dev-identity", int(DEV_IDENTITY.rsplit(':', 1)[1]), None)] + rows:
         pid = ""
         pidfile = os.path.join(STATE, "run", f"{name}.pid")
@@ -442,7 +442,7 @@ def status_command(_):
             api_state = f"{HOST}:{port} {'up' if live == 200 else live}"
         except Failed:
             api_state, ok = f"{HOST}:{port} down", False
-        print(f"{name:<14} {pid:>7}  {api_state:<22} {readiness}")
+        print(f"{name:<16} {pid:>7}  {api_state:<22} {readiness}")
     signin = os.path.join(STATE, "run", "signin")
     if os.path.exists(signin):
         for line in open(signin):

@@ -4,9 +4,10 @@
 # question (scripts).
 source "$(dirname "$0")/lib.sh"
 # The dev PostgreSQL cluster (pg_datadir: under $STATE/dev, or /var/tmp when run as root), Redis's append-only
-# file, photos and the development identity provider's key are all under the "dev" state folder.
+# file, photos, Symbi's evolution pictures and the development identity provider's key are all under the "dev" state
+# folder.
 targets=("$(pg_datadir dev)" "$STATE/dev" "$STATE/logs" "$STATE/run" "$STATE/demo")
-echo "This stops the local stack and deletes its data: every account, pairing, photo, chart and fortune."
+echo "This stops the local stack and deletes its data: every account, pairing, photo, chart, fortune and pet."
 if [ "${LANTERN_RESET_CONFIRM:-}" != yes ]; then
   read -r -p "Type 'reset' to go on: " answer
   [ "$answer" = reset ] || { echo "nothing deleted"; exit 1; }

@@ -37,6 +37,8 @@ default_setting LOG_LEVEL info
 default_setting LOG_FORMAT text
 [ -n "${PLACES_FILE+set}" ] || export PLACES_FILE="$(ensure_gazetteer)"
 default_setting MEDIA_STORAGE_DIR "$STATE/dev/media"
+# One folder for Symbi's evolution pictures: evolution-worker draws them there, health-brain serves them from it.
+default_setting SYMBI_STORAGE_DIR "$STATE/dev/symbi"
 
 # The development identity provider (Tools/DevIdentity): made-up Google and Apple accounts for Pairly and the rest,
 # so sign-in works with no Google or Apple project. Identity trusts its key sets only in development.

@@ -8,15 +8,16 @@ import NIOHTTP1
 /// (AsyncHTTPClient's deadline covers the head only), and the caller leaves at the deadline without
 /// waiting for the request to be torn down (`withDeadline`). Transport trouble becomes a `ProviderFailure`.
 enum HTTPExchange {
-    /// Larger answers are not texts Lantern asked for.
+    /// Larger answers are not texts Lantern asked for (images pass their own limit).
     static let maxBodyBytes = 1 << 20
 
-    static func send(_ request: HTTPClientRequest, client: HTTPClient, timeout: Duration) async throws -> (Int, HTTPHeaders, ByteBuffer) {
+    static func send(_ request: HTTPClientRequest, client: HTTPClient, timeout: Duration,
+                     bodyLimit: Int = maxBodyBytes) async throws -> (Int, HTTPHeaders, ByteBuffer) {
         guard timeout > .zero else { throw ProviderFailure(.timeout, "no time left") }
         do {
             return try await withDeadline(timeout) {
                 let response = try await client.execute(request, timeout: .nanoseconds(timeout.nanoseconds))
-                let body = try await response.body.collect(upTo: maxBodyBytes)
+                let body = try await response.body.collect(upTo: bodyLimit)
                 return (Int(response.status.code), response.headers, body)
             }
         } catch is DeadlineExceeded {
@@ -28,7 +29,7 @@ enum HTTPExchange {
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
             throw ProviderFailure(.timeout, "\(error)")
         } catch is NIOTooManyBytesError {
-            throw ProviderFailure(.malformed, "answer larger than \(maxBodyBytes) bytes")
+            throw ProviderFailure(.malformed, "answer larger than \(bodyLimit) bytes")
         } catch {
             throw ProviderFailure(.transport, "\(error)")
         }

@@ -175,6 +175,59 @@ public final class ImageCanvas {
         }
     }
 
+    /// Decodes a picture (PNG or JPEG, by gdk-pixbuf) and draws it to cover the square at (`x`, `y`) of side `size`,
+    /// centred and cropped to keep its aspect. Only the decoded pixels reach the canvas: a picture drawn again this
+    /// way carries none of the original file's bytes (metadata, trailing data, odd chunks).
+    public func picture(_ bytes: [UInt8], x: Double, y: Double, size: Double) throws {
+        var error: UnsafeMutablePointer<GError>?
+        let loader = gdk_pixbuf_loader_new()
+        defer { g_object_unref(UnsafeMutableRawPointer(loader)) }
+        let wrote = bytes.withUnsafeBufferPointer { gdk_pixbuf_loader_write(loader, $0.baseAddress, gsize($0.count), &error) }
+        // Closed whatever happened (a loader must be), its complaint kept only when the write had none.
+        var closeError: UnsafeMutablePointer<GError>?
+        let closed = gdk_pixbuf_loader_close(loader, &closeError)
+        if let closeError { if error == nil { error = closeError } else { g_error_free(closeError) } }
+        guard wrote != 0, closed != 0, let pixbuf = gdk_pixbuf_loader_get_pixbuf(loader) else {
+            defer { if let error { g_error_free(error) } }
+            throw RenderingError("the picture does not decode: \(error.map { String(cString: $0.pointee.message) } ?? "unknown format")")
+        }
+        let width = Int(gdk_pixbuf_get_width(pixbuf)), height = Int(gdk_pixbuf_get_height(pixbuf))
+        let channels = Int(gdk_pixbuf_get_n_channels(pixbuf)), stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+        guard width > 0, height > 0, gdk_pixbuf_get_bits_per_sample(pixbuf) == 8, channels == 3 || channels == 4,
+              let pixels = gdk_pixbuf_read_pixels(pixbuf) else {
+            throw RenderingError("the picture is not 8-bit RGB or RGBA")
+        }
+        // gdk-pixbuf's rows are RGB(A), not premultiplied; Cairo's ARGB32 is premultiplied native-endian words.
+        let image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
+        defer { cairo_surface_destroy(image) }
+        guard cairo_surface_status(image) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(image) else {
+            throw RenderingError("cannot hold a \(width)×\(height) picture")
+        }
+        let target = Int(cairo_image_surface_get_stride(image))
+        cairo_surface_flush(image)
+        for row in 0..<height {
+            let source = pixels + row * stride
+            let line = UnsafeMutableRawPointer(data + row * target).assumingMemoryBound(to: UInt32.self)
+            for column in 0..<width {
+                let p = source + column * channels
+                let alpha = channels == 4 ? UInt32(p[3]) : 255
+                let premultiply = { (value: UInt8) in (UInt32(value) * alpha + 127) / 255 }
+                line[column] = alpha << 24 | premultiply(p[0]) << 16 | premultiply(p[1]) << 8 | premultiply(p[2])
+            }
+        }
+        cairo_surface_mark_dirty(image)
+        let scale = max(size / Double(width), size / Double(height))
+        cairo_save(context)
+        cairo_rectangle(context, x, y, size, size)
+        cairo_clip(context)
+        cairo_translate(context, x + (size - Double(width) * scale) / 2, y + (size - Double(height) * scale) / 2)
+        cairo_scale(context, scale, scale)
+        cairo_set_source_surface(context, image, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(context), CAIRO_FILTER_GOOD)
+        cairo_paint(context)
+        cairo_restore(context)
+    }
+
     /// The picture as PNG (8-bit RGBA, no text chunks).
     public func png() throws -> Data {
         final class Sink { var data = Data() }

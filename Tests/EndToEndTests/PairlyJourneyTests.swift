@@ -6,7 +6,7 @@ extension EndToEnd.Shared {
 @Suite("Pairly end to end through the gateway", .serialized)
 struct PairlyJourneyTests {
     static func fixture(_ name: String) throws -> [UInt8] {
-        let url = ServiceList.root.appendingPathComponent("Services/Media/Tests/ImageSanitizerTests/Fixtures/\(name)")
+        let url = ServiceList.root.appendingPathComponent("Tests/ImageSanitizerTests/Fixtures/\(name)")
         return Array(try Data(contentsOf: url))
     }
 

@@ -31,6 +31,8 @@ final class Stack: @unchecked Sendable {
     var logs: [String: URL] = [:]
     /// The stack's one database (every service's schema in it).
     var databaseURL = ""
+    /// The folder of Symbi's evolution pictures (`SYMBI_STORAGE_DIR` of health-brain and evolution-worker).
+    var symbiPictures = URL(fileURLWithPath: "/nonexistent")
     /// The fake models content's LLM layer calls, when the stack has them.
     var llm: FakeLLMServers?
     /// The test App Store whose root content trusts, when the stack has one.
@@ -104,6 +106,9 @@ final class Stack: @unchecked Sendable {
                 // Pairly accounts come from Google in production; device accounts keep the journey self-contained.
                 "identity": ["DEVICE_SIGNIN_APPS": "luckyday,astrosvitla,roastmelater,symbi,pairly"],
                 "media": ["MEDIA_STORAGE_DIR": storage.path],
+                // One folder for Symbi's pictures: evolution-worker writes them, health-brain serves them.
+                "health-brain": ["SYMBI_STORAGE_DIR": storage.appendingPathComponent("symbi").path],
+                "evolution-worker": ["SYMBI_STORAGE_DIR": storage.appendingPathComponent("symbi").path],
                 "push-worker": ["APNS_KEY_FILE": keyFile.path, "APNS_KEY_ID": push.apnsKeyID, "APNS_TEAM_ID": push.teamID,
                                 "APNS_URL": pushURL.absoluteString, "FCM_SERVICE_ACCOUNT_FILE": accountFile.path, "FCM_URL": pushURL.absoluteString,
                                 "PUSH_TRUST_ROOTS_FILE": try push.tls.writeCA(to: storage)],
@@ -114,6 +119,7 @@ final class Stack: @unchecked Sendable {
             stack.pushWorkerOperations = "http://127.0.0.1:\(operationsPorts["push-worker"] ?? 0)"
             stack.operations = operationsPorts.mapValues { "http://127.0.0.1:\($0)" }
             stack.databaseURL = databaseURL
+            stack.symbiPictures = storage.appendingPathComponent("symbi")
             do {
                 for service in services {
                     let port = ports[service.name] ?? 0, operationsPort = operationsPorts[service.name] ?? 0

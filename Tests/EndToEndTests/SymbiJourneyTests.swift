@@ -21,7 +21,7 @@ extension EndToEnd.Shared {
             }
         }
 
-        @Test("device sign-in → 30 days of metrics from an offline phone → state frames on the socket → the evolution job → export → deletion")
+        @Test("device sign-in → 30 days of metrics from an offline phone → state frames on the socket → the evolution drawn → the evolved frame → the gallery → the picture → export → deletion")
         func journey() async throws {
             try await Stack.shared { stack in
                 // A consumer group standing in for evolution-worker on lantern.jobs.evolution.
@@ -78,8 +78,31 @@ extension EndToEnd.Shared {
                     try await Task.sleep(for: .milliseconds(500))
                     #expect(jobs.withLock { $0.count } == 1)
 
+                    // evolution-worker draws it (Lantern's own generator: the stack has no image model), health-brain records
+                    // it and tells the app.
+                    #expect(try await eventually { socket.data("symbi_evolved").contains { $0["evolutionId"] as? String == job.evolutionId && $0["stage"] as? Int == 1 } })
+                    struct Gallery: Decodable {
+                        struct Evolution: Decodable {
+                            struct Image: Decodable { var url: String; var contentType: String?; var width: Int?; var generator: String? }
+                            var evolutionId: String; var stage: Int; var status: String; var current: Bool; var image: Image?
+                        }
+                        var evolutions: [Evolution]
+                    }
                     let gallery = try await stack.call(.GET, "/v1/symbi/evolutions", token: token)
-                    #expect(gallery.status == 200 && gallery.text.contains(job.evolutionId) && gallery.text.contains("drawing"))
+                    #expect(gallery.status == 200, "\(gallery.text)")
+                    let form = try #require(try gallery.json(Gallery.self).evolutions.first)
+                    #expect(form.evolutionId == job.evolutionId && form.status == "ready" && form.current)
+                    let image = try #require(form.image)
+                    #expect(image.contentType == "image/png" && image.width == 1024 && image.generator == "local")
+                    #expect(try await stack.call(.GET, "/v1/symbi/state", token: token).text.contains(job.evolutionId))
+                    let picture = try await stack.call(.GET, image.url, token: token)
+                    #expect(picture.status == 200 && picture.headers.first(name: "Content-Type") == "image/png")
+                    #expect(Array(picture.body.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] && picture.body.count > 10_000)
+                    let etag = try #require(picture.headers.first(name: "ETag"))
+                    #expect(try await stack.call(.GET, image.url, token: token, headers: [("If-None-Match", etag)]).status == 304)
+                    #expect(try await stack.call(.GET, image.url, token: try other.json(TokenReply.self).accessToken).problemCode == "symbi_only")
+                    let pictureFile = stack.symbiPictures.appendingPathComponent("\(job.evolutionId).png")
+                    #expect(FileManager.default.fileExists(atPath: pictureFile.path))
                     let export = try await stack.call(.GET, "/v1/symbi/export", token: token)
                     #expect(export.status == 200 && export.text.contains("\"hrvMs\""))
 
@@ -87,7 +110,9 @@ extension EndToEnd.Shared {
                     #expect(try await eventually {
                         try await Self.count(stack, "SELECT count(*)::int FROM health.pets WHERE user_id = '\(user)'") == 0
                     })
-                    #expect(try await stack.columnsNaming(user).filter { $0.hasPrefix("health.") } == [])
+                    #expect(try await stack.columnsNaming(user).filter { $0.hasPrefix("health.") || $0.hasPrefix("evolution.") } == [])
+                    // The pictures go with the account (evolution-worker).
+                    #expect(try await eventually { !FileManager.default.fileExists(atPath: pictureFile.path) })
                 }
             }
         }

@@ -9,7 +9,7 @@ from PIL.PngImagePlugin import PngInfo
 import pillow_heif
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "..", "..", "Services", "Media", "Tests", "ImageSanitizerTests", "Fixtures")
+FIXTURES = os.path.join(HERE, "..", "ImageSanitizerTests", "Fixtures")
 
 def out(target, name, data):
     folder = os.path.join(HERE, "Corpus", target)

@@ -36,6 +36,10 @@ public final class FakeLLMServers: Sendable {
         case maxTokensEmpty
         /// Gemini `RECITATION`.
         case recitation
+        /// An image model's answer: a line of text and the picture as `inlineData` (OpenAI: the text only).
+        case picture([UInt8], mimeType: String = "image/png")
+        /// An image model's refusal: `finishReason: IMAGE_SAFETY` with a `finishMessage` and no picture.
+        case imageSafety
     }
 
     /// One request as it arrived.
@@ -48,6 +52,15 @@ public final class FakeLLMServers: Sendable {
         public var prompt: String
         public var receivedAt = Date()
         public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+        /// The pictures sent with the prompt (Gemini `inlineData` parts), decoded.
+        public var inputImages: [(mimeType: String, bytes: Data)] {
+            let contents = json?["contents"] as? [[String: Any]] ?? []
+            return contents.flatMap { ($0["parts"] as? [[String: Any]] ?? []).compactMap { part in
+                guard let blob = part["inlineData"] as? [String: Any], let mime = blob["mimeType"] as? String,
+                      let data = (blob["data"] as? String).flatMap({ Data(base64Encoded: $0) }) else { return nil }
+                return (mime, data)
+            } }
+        }
     }
 
     public static let defaultText = "A calm wind carries your patience further than haste ever could. Trust the slow bloom of today."
@@ -163,7 +176,8 @@ public final class FakeLLMServers: Sendable {
             guard request.headers[HTTPField.Name("x-goog-api-key")!] == self.apiKey else {
                 return Self.json(400, Self.googleError(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.", reason: "API_KEY_INVALID"))
             }
-            let body = try await request.body.collect(upTo: 1 << 20)
+            // Image requests carry the previous picture: megabytes of base64.
+            let body = try await request.body.collect(upTo: 32 << 20)
             guard let json = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any],
                   let contents = json["contents"] as? [[String: Any]] else {
                 return Self.json(400, Self.googleError(400, "INVALID_ARGUMENT", "Invalid JSON payload received."))
@@ -217,6 +231,10 @@ public final class FakeLLMServers: Sendable {
         case .maxTokensEmpty:
             return Self.json(200, #"{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":42,"totalTokenCount":298,"thoughtsTokenCount":256}}"#)
         case .recitation: return Self.json(200, answer("", finish: "RECITATION"))
+        case .picture(let bytes, let mimeType):
+            return Self.json(200, #"{"candidates":[{"content":{"parts":[{"text":"Here is your evolved ghost!"},{"inlineData":{"mimeType":"\#(mimeType)","data":"\#(Data(bytes).base64EncodedString())"}}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":1290,"candidatesTokenCount":1290,"totalTokenCount":2580},"modelVersion":"fake","responseId":"r1"}"#)
+        case .imageSafety:
+            return Self.json(200, #"{"candidates":[{"content":{"role":"model"},"finishReason":"IMAGE_SAFETY","finishMessage":"Unable to show the generated image. The image was filtered out because it violated Google's Generative AI Prohibited Use policy.","index":0}],"usageMetadata":{"promptTokenCount":1290,"totalTokenCount":1290}}"#)
         case .hang:
             await hanging.wait()
             return Self.json(503, Self.googleError(503, "UNAVAILABLE", "The model is overloaded. Please try again later."))
@@ -245,6 +263,8 @@ public final class FakeLLMServers: Sendable {
         case .safety, .promptBlocked: return Self.json(200, answer("", finish: "content_filter"))
         case .maxTokensEmpty: return Self.json(200, answer("", finish: "length"))
         case .recitation: return Self.json(200, answer("", finish: "content_filter"))
+        case .picture: return Self.json(200, answer(text(nil)))
+        case .imageSafety: return Self.json(200, answer("", finish: "content_filter"))
         case .hang:
             await hanging.wait()
             return Self.json(503, #"{"error":{"message":"overloaded","type":"server_error","param":null,"code":null}}"#)

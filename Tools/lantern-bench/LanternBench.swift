@@ -13,7 +13,7 @@ import Synchronization
 @main
 struct LanternBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "lantern-bench", abstract: "Lantern benchmarks (see docs/benchmarks.md)", subcommands: [Bus.self, Memory.self, RealtimeCommand.self, PushCommand.self, LuckyDayCommand.self, LLMCommand.self, FakeLLMCommand.self, AstroSvitlaCommand.self, RoastMeLaterCommand.self, GamificationCommand.self, SymbiCommand.self, HelloServerCommand.self])
+        commandName: "lantern-bench", abstract: "Lantern benchmarks (see docs/benchmarks.md)", subcommands: [Bus.self, Memory.self, RealtimeCommand.self, PushCommand.self, LuckyDayCommand.self, LLMCommand.self, FakeLLMCommand.self, AstroSvitlaCommand.self, RoastMeLaterCommand.self, GamificationCommand.self, SymbiCommand.self, EvolutionCommand.self, HelloServerCommand.self])
 }
 
 /// Publish→consume through Redis Streams with one consumer group: throughput, then latency at a fixed rate.
@@ -117,7 +117,7 @@ struct Bus: AsyncParsableCommand {
 struct RealtimeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "realtime", abstract: "upload → WebSocket latency and idle WebSocket memory")
     @Option(help: "gateway base URL") var gateway = "http://127.0.0.1:18080"
-    @Option(help: "photo to upload") var image = "Services/Media/Tests/ImageSanitizerTests/Fixtures/with-exif.jpg"
+    @Option(help: "photo to upload") var image = "Tests/ImageSanitizerTests/Fixtures/with-exif.jpg"
     @Option(help: "uploads per second") var rate = 50
     @Option(help: "seconds of uploads") var seconds = 10
     @Option(help: "idle WebSocket connections to hold") var idle = 5_000

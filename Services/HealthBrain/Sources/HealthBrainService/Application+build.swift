@@ -25,6 +25,7 @@ public func buildHealthBrainApplication(
     let catalogue = try StateCatalogue.load(try HealthBrainResources.file("Catalogue/states.json"))
 
     let store = PetStore(client: postgres, outbox: outbox, logger: service.logger)
+    let pictures = StoredEvolutionPictures(objects: try service.addObjectStorage(configuration.storage))
     let router = configuration.llm.makeRouter(local: LocalGenerator(grammars: [:]), http: dependencies.httpClient, clock: clock,
                                               logger: service.logger)
     let model = RoutedMoodModel(router: router)
@@ -32,7 +33,7 @@ public func buildHealthBrainApplication(
     // The purge runs every interval exactly (no jitter) and deletes what is older than 24 hours less one interval, so
     // no raw row lives 24 hours past its processing even just before the next pass.
     let retention = 86_400 - configuration.purgeInterval.inSeconds
-    let care = SymbiCare(records: store, brain: Brain(model: model, budget: configuration.brainTimeout),
+    let care = SymbiCare(records: store, pictures: pictures, brain: Brain(model: model, budget: configuration.brainTimeout),
                          schedule: BrainSchedule(hour: configuration.brainHour, window: configuration.brainWindow), clock: clock,
                          logger: service.logger, rawRetention: retention)
 

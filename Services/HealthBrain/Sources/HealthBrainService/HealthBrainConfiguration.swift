@@ -2,6 +2,7 @@ import Foundation
 import LanternContracts
 import LanternCore
 import LanternLLM
+import LanternObjectStorage
 
 /// Everything `health-brain` reads at start-up (see docs/configuration.md).
 public struct HealthBrainConfiguration: ServiceConfiguration {
@@ -13,6 +14,8 @@ public struct HealthBrainConfiguration: ServiceConfiguration {
     public var redisURL: String
     public var streamPrefix: String
     public var identityURL: URL
+    /// Where Symbi's evolution pictures are (`SYMBI_STORAGE`…): evolution-worker writes them, this serves them.
+    public var storage: ObjectStorageSettings
     /// The LLM layer (`LLM_MODELS_SYMBI_BRAIN`, `GEMINI_API_KEY`…): the brain asks the first model of its list once.
     public var llm: LLMConfiguration
     /// Local hour at which each user's brain window opens (`BRAIN_HOUR`), and the window's length (`BRAIN_WINDOW_HOURS`).
@@ -37,6 +40,7 @@ public struct HealthBrainConfiguration: ServiceConfiguration {
         redisURL = try settings.secret("redis.url", default: "redis://127.0.0.1:6379/0")
         streamPrefix = settings.string("stream.prefix", default: "lantern")
         identityURL = try settings.url("identity.url", default: IdentityEndpoint.localURL, schemes: ["http", "https"])
+        storage = try ObjectStorageSettings(settings: settings, scope: "symbi", defaultDirectory: "/var/lib/lantern/symbi", defaultPrefix: "evolutions/")
         var llm = try LLMConfiguration(settings: settings, tasks: [Brain.task])
         // One call a day: one attempt of one model; the spec's model when Gemini is configured and no list names one.
         llm.policy.attemptsPerModel = 1

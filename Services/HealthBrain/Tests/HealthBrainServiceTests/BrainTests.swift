@@ -147,13 +147,26 @@ import Testing
             var gallery = try h.json(try await h.get("/v1/symbi/evolutions", as: user))["evolutions"] as? [[String: Any]] ?? []
             #expect(gallery.first?["status"] as? String == "drawing")
 
-            let evolved = SymbiEvents.Evolved(evolutionId: job.evolutionId, userId: user.lowercased, stage: 1, imageKey: "symbi/\(job.evolutionId).png",
+            // evolution-worker stores the picture, then announces it.
+            let picture = Array("\u{89}PNG a picture evolution-worker drew".utf8)
+            try Data(picture).write(to: URL(fileURLWithPath: try #require(h.variables["SYMBI_STORAGE_DIR"])).appendingPathComponent("\(job.evolutionId).png"))
+            let evolved = SymbiEvents.Evolved(evolutionId: job.evolutionId, userId: user.lowercased, stage: 1, imageKey: "\(job.evolutionId).png",
                                               contentType: "image/png", width: 1024, height: 1024, generator: "local", evolvedAt: h.time.now)
             try await h.publish(evolved, producer: SymbiEvents.workerProducer)
             try await h.publish(evolved, producer: SymbiEvents.workerProducer)
             try await waitUntil { try h.json(try await h.get("/v1/symbi/state", as: user))["form"] != nil }
             gallery = try h.json(try await h.get("/v1/symbi/evolutions", as: user))["evolutions"] as? [[String: Any]] ?? []
             #expect(gallery.first?["status"] as? String == "ready" && gallery.first?["current"] as? Bool == true)
+            // The picture, where the gallery says; cached for good, revalidated by its ETag; nobody else's.
+            let url = try #require((gallery.first?["image"] as? [String: Any])?["url"] as? String)
+            #expect(url == "/v1/symbi/evolutions/\(job.evolutionId)/image")
+            let served = try await h.get(url, as: user)
+            #expect(served.status == .ok && served.headers[.contentType] == "image/png" && Array(served.body.readableBytesView) == picture)
+            #expect(served.headers[.cacheControl] == "private, max-age=31536000, immutable")
+            let etag = try #require(served.headers[.eTag])
+            #expect(try await h.get(url, as: user, extra: [.ifNoneMatch: etag]).status == .notModified)
+            #expect(try await h.get(url, as: UUID()).status == .notFound)
+            #expect(try await h.get("/v1/symbi/evolutions/not-an-id/image", as: user).status == .unprocessableContent)
             try await Task.sleep(for: .milliseconds(300))
             let pushes = try await h.published(PushRequest.eventType, on: PushRequest.stream)
                 .compactMap { try? $0.payload(as: PushRequest.self) }.filter { $0.kind == PushMessage.symbiEvolved.key }

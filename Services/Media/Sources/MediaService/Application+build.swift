@@ -39,21 +39,10 @@ public func buildMediaApplication(
 
     let store = MomentStore(client: postgres, outbox: outbox, logger: service.logger)
     let files: any PhotoFiles
-    switch (dependencies.photoFiles, configuration.storage) {
-    case (let given?, _):
+    if let given = dependencies.photoFiles {
         files = given
-    case (nil, .directory(let directory)):
-        files = try DirectoryPhotoFiles(directory: directory)
-    case (nil, .s3(let s3)):
-        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: .init(timeout: .init(connect: .seconds(5), read: .seconds(20))))
-        service.addClient(HTTPClientLifecycle(client: client))
-        let bucket = S3Bucket(endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region,
-                              credentials: .init(accessKeyID: s3.accessKeyID, secretAccessKey: s3.secretAccessKey),
-                              addressing: s3.addressing, client: client)
-        let objects = S3PhotoFiles(bucket: bucket, prefix: s3.prefix)
-        files = objects
-        // Ready only when the bucket answers with these credentials (a missing object is an answer).
-        service.addReadiness("object-store") { _ = try await objects.read(key: S3PhotoFiles.probeKey) }
+    } else {
+        files = StoredPhotoFiles(objects: try service.addObjectStorage(configuration.storage))
     }
     service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(store: store, files: files).handlers)
 

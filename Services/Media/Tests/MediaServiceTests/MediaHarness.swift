@@ -113,8 +113,7 @@ struct MediaHarness {
 
 enum Fixtures {
     static func bytes(_ name: String) throws -> [UInt8] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("ImageSanitizerTests/Fixtures/\(name)")
+        let url = ServiceList.root.appendingPathComponent("Tests/ImageSanitizerTests/Fixtures/\(name)")
         return Array(try Data(contentsOf: url))
     }
 

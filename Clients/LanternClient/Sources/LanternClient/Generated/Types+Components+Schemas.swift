@@ -59,6 +59,7 @@ extension Components {
             /// | `cookie_not_ready` | 409 | Today's cookie is already broken; the problem carries `opensAgainAt`. |
             /// | `database_unavailable` | 503 | The service's PostgreSQL is unavailable for a moment. `Retry-After: 5`. |
             /// | `device_not_found` | 404 | No device with this id is registered for the account. |
+            /// | `evolution_image_not_found` | 404 | Symbi: no evolution of the caller's with this id has a ready picture (another user's, still drawing, or gone). |
             /// | `forbidden` | 403 | The token is not a user token (a service token, or one without a session). |
             /// | `fortune_unavailable` | 503 | No fortune new to the user was found; nothing was revealed. `Retry-After: 5`. |
             /// | `fortunes_not_available` | 403 | Fortunes are a Lucky Day feature. |
@@ -216,6 +217,7 @@ extension Components {
             /// | `cookie_not_ready` | 409 | Today's cookie is already broken; the problem carries `opensAgainAt`. |
             /// | `database_unavailable` | 503 | The service's PostgreSQL is unavailable for a moment. `Retry-After: 5`. |
             /// | `device_not_found` | 404 | No device with this id is registered for the account. |
+            /// | `evolution_image_not_found` | 404 | Symbi: no evolution of the caller's with this id has a ready picture (another user's, still drawing, or gone). |
             /// | `forbidden` | 403 | The token is not a user token (a service token, or one without a session). |
             /// | `fortune_unavailable` | 503 | No fortune new to the user was found; nothing was revealed. `Retry-After: 5`. |
             /// | `fortunes_not_available` | 403 | Fortunes are a Lucky Day feature. |

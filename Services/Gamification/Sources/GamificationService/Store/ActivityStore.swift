@@ -28,11 +28,11 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
             let users = Array(Set(batch.events.filter { fresh.contains($0.id) }.map(\.user)))
             var erased = Set<UUID>()
             if !users.isEmpty {
-                let hashes = users.map { StreakStore.hash($0) }
+                let hashes = users.map { ErasedUsers.hash($0) }
                 for try await hash in try await connection.query("""
                     SELECT user_hash FROM gamification.erased_users WHERE user_hash = ANY(\(hashes)::bytea[])
                     """, logger: logger).decode(ByteBuffer.self) {
-                    if let user = users.first(where: { StreakStore.hash($0) == hash }) { erased.insert(user) }
+                    if let user = users.first(where: { ErasedUsers.hash($0) == hash }) { erased.insert(user) }
                 }
             }
             let steps = batch.events.filter { fresh.contains($0.id) && !erased.contains($0.user) }.flatMap { batch.steps[$0.id] ?? [] }
@@ -157,9 +157,7 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
         for table in ["streaks", "check_ins", "counters", "counter_members", "badges", "rewards"] {
             try await connection.query("DELETE FROM gamification.\(unescaped: table) WHERE user_id = \(user)", logger: logger)
         }
-        try await connection.query("""
-            INSERT INTO gamification.erased_users (user_hash, erased_at) VALUES (\(StreakStore.hash(user)), \(date)) ON CONFLICT DO NOTHING
-            """, logger: logger)
+        try await ErasedUsers.record(user, at: date, schema: "gamification", on: connection, logger: logger)
     }
 }
 

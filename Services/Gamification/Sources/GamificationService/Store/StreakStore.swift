@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import LanternContracts
 import LanternCore
@@ -20,12 +19,12 @@ struct StreakStore: StreakRecords {
     static let housekeeping: [Housekeeping.Rule] = [
         // A check-in may be 72 hours late; its key is kept well beyond, then forgotten.
         Housekeeping.Rule("check_ins", sql: "DELETE FROM gamification.check_ins WHERE created_at < $1", keep: 8 * 86_400),
-        Housekeeping.Rule("erased_users", sql: "DELETE FROM gamification.erased_users WHERE erased_at < $1", keep: 30 * 86_400),
+        ErasedUsers.housekeeping(schema: schema),
         .processedEvents(schema: schema),
     ]
 
     func streak(of user: UUID, app: AppID, key: String?) async throws -> (row: StreakRow?, earlier: CheckInResult?, erased: Bool) {
-        let rows = try await client.execute(ReadStreak(user: user, app: app.rawValue, key: key ?? "", hash: Self.hash(user)), logger: logger)
+        let rows = try await client.execute(ReadStreak(user: user, app: app.rawValue, key: key ?? "", hash: ErasedUsers.hash(user)), logger: logger)
         for try await (state, version, zone, reminders, remindAt, result, erased) in rows {
             let row = try state.map { text in
                 StreakRow(state: try Self.decode(StreakState.self, text), version: version ?? 0, zone: zone ?? "UTC", reminders: reminders ?? true,
@@ -203,9 +202,6 @@ struct StreakStore: StreakRecords {
         if sent.1 > 0 { outbox.committed() }
         return sent.0
     }
-
-    /// How an erased user is remembered: a SHA-256 of the id, not the id.
-    static func hash(_ user: UUID) -> ByteBuffer { ByteBuffer(bytes: Array(SHA256.hash(data: Data(user.lowercased.utf8)))) }
 
     static func encode(_ value: some Encodable) throws -> String { String(decoding: try JSONEncoder.lantern.encode(value), as: UTF8.self) }
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {

@@ -73,14 +73,35 @@ public struct BrainRun: Sendable {
 }
 
 /// Symbi's use cases over the store: uploads, settings, sessions, the daily brain, the purge.
+/// Symbi's evolution pictures in the shared object storage (`SYMBI_STORAGE`), written by evolution-worker.
+protocol EvolutionPictures: Sendable {
+    func read(key: String) async throws -> [UInt8]?
+}
+
+/// An evolution's picture as the app downloads it.
+struct EvolutionPicture: Sendable {
+    var evolution: EvolutionRecord
+    var bytes: [UInt8]
+    var contentType: String
+}
+
 struct SymbiCare: Sendable {
     let records: any PetRecords
+    let pictures: any EvolutionPictures
     let brain: Brain
     let schedule: BrainSchedule
     let clock: WallClock
     let logger: Logger
     /// Raw rows go this long after processing (Req 11.3: at most 24 h; the purge's interval is taken off).
     let rawRetention: TimeInterval
+
+    /// The picture of one of the user's evolutions (Req 8.3–8.5); nil when the user has no such evolution, or it is
+    /// still being drawn, or its picture is gone.
+    func picture(of user: UUID, evolution: UUID) async throws -> EvolutionPicture? {
+        guard let record = try await records.evolutions(user).first(where: { $0.id == evolution }), let key = record.imageKey,
+              let bytes = try await pictures.read(key: key) else { return nil }
+        return EvolutionPicture(evolution: record, bytes: bytes, contentType: record.contentType ?? "image/png")
+    }
 
     /// The pet as it is, or a new one's defaults (nothing is stored until the user sends something).
     func pet(of user: UUID) async throws -> PetRecord {

@@ -20,6 +20,7 @@ struct SymbiController: Sendable {
         routes.post("sessions", use: calm)
         routes.get("history", use: history)
         routes.get("evolutions", use: evolutions)
+        routes.get("evolutions/:evolutionId/image", use: picture)
         routes.get("export", use: export)
         return routes
     }
@@ -137,7 +138,8 @@ struct SymbiController: Sendable {
         var image: Image?
 
         struct Image: Encodable {
-            var key: String
+            /// Where the app downloads it (`GET /v1/symbi/evolutions/{evolutionId}/image`).
+            var url: String
             var contentType: String?
             var width: Int?
             var height: Int?
@@ -153,8 +155,8 @@ struct SymbiController: Sendable {
             activeDays = evolution.activeDays
             state = evolution.state.rawValue
             self.current = evolution.id == current
-            image = evolution.imageKey.map {
-                Image(key: $0, contentType: evolution.contentType, width: evolution.width, height: evolution.height, generator: evolution.generator,
+            image = evolution.imageKey.map { _ in
+                Image(url: "/v1/symbi/evolutions/\(evolution.id.lowercased)/image", contentType: evolution.contentType, width: evolution.width, height: evolution.height, generator: evolution.generator,
                       createdAt: evolution.evolvedAt)
             }
         }
@@ -325,6 +327,25 @@ struct SymbiController: Sendable {
         let user = try caller(context)
         let pet = try await care.records.pet(user)
         return JSONResponse(GalleryBody(evolutions: try await care.records.evolutions(user).map { EvolutionBody($0, current: pet?.form) }))
+    }
+
+    /// An evolution's picture (Req 8.3–8.5). A drawn picture never changes: the app keeps it for a year and
+    /// revalidates with its ETag; 404 while it is being drawn (`status: drawing` in the gallery) or for another
+    /// user's evolution.
+    @Sendable func picture(_ request: Request, context: LanternRequestContext) async throws -> Response {
+        let user = try caller(context)
+        guard let text = context.parameters.get("evolutionId"), let evolution = UUID(uuidString: text) else {
+            throw Problem.invalid(field: "evolutionId", "must be an evolution's id (a UUID)")
+        }
+        guard let picture = try await care.picture(of: user, evolution: evolution) else {
+            throw Problem.notFound("No picture of this evolution: it is not yours, or it is still being drawn.", code: "evolution_image_not_found")
+        }
+        let etag = "\"\(evolution.lowercased)\""
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, max-age=31536000, immutable",
+                                   .contentDisposition: "inline; filename=\"symbi-stage-\(picture.evolution.stage).png\""]
+        if ConditionalResponse.matches(request.headers[.ifNoneMatch], etag) { return Response(status: .notModified, headers: headers) }
+        headers[.contentType] = picture.contentType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: picture.bytes)))
     }
 
     /// Everything health-brain holds about the user, as one JSON file (Req 11.5).

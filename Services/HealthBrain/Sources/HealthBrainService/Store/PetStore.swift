@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import LanternContracts
 import LanternCore
@@ -22,7 +21,7 @@ struct PetStore: PetRecords {
         Housekeeping.Rule("days", sql: "DELETE FROM health.days WHERE local_date < ($1::timestamptz AT TIME ZONE 'UTC')::date", keep: 31 * 86_400),
         Housekeeping.Rule("sessions", sql: "DELETE FROM health.sessions WHERE created_at < $1", keep: 31 * 86_400),
         // Far beyond an access token's life.
-        Housekeeping.Rule("erased_users", sql: "DELETE FROM health.erased_users WHERE erased_at < $1", keep: 30 * 86_400),
+        ErasedUsers.housekeeping(schema: schema),
         .processedEvents(schema: schema),
     ]
 
@@ -117,7 +116,7 @@ struct PetStore: PetRecords {
     /// The pet (nil when not stored yet) with the raw rows and day records of `dates`, in one statement: what an
     /// upload decides from.
     func snapshot(_ user: UUID, dates: [LocalDay]) async throws -> PetSnapshot {
-        let rows = try await client.execute(Snapshot(user: user, dates: dates.map(\.description), hash: Self.hash(user)), logger: logger)
+        let rows = try await client.execute(Snapshot(user: user, dates: dates.map(\.description), hash: ErasedUsers.hash(user)), logger: logger)
         for try await row in rows {
             let cells = row.makeRandomAccess()
             let pet = try cells[0].decode(UUID?.self, context: .default) == nil ? nil : try Self.decodePet(row)
@@ -152,7 +151,7 @@ struct PetStore: PetRecords {
             add(try outbox.prepare(try RealtimeFrame(to: [subject], pet.frame), subject: subject, at: now), "")
             add(try outbox.prepare(Self.statePush(pet), subject: subject, at: now), "")
         }
-        let rows = try await client.execute(Commit(change: change, metrics: metrics, now: now, hash: Self.hash(user),
+        let rows = try await client.execute(Commit(change: change, metrics: metrics, now: now, hash: ErasedUsers.hash(user),
                                                    outbox: (streams, ids, payloads, tags)), logger: logger)
         var written = false
         for try await count in rows { written = count == 1 }
@@ -435,9 +434,7 @@ struct PetStore: PetRecords {
         for table in ["metrics", "days", "sessions", "evolutions", "pets"] {
             try await connection.query("DELETE FROM health.\(unescaped: table) WHERE user_id = \(user)", logger: logger)
         }
-        try await connection.query("""
-            INSERT INTO health.erased_users (user_hash, erased_at) VALUES (\(Self.hash(user)), \(now)) ON CONFLICT DO NOTHING
-            """, logger: logger)
+        try await ErasedUsers.record(user, at: now, schema: Self.schema, on: connection, logger: logger)
     }
 
     // MARK: Inside a transaction
@@ -446,8 +443,7 @@ struct PetStore: PetRecords {
     /// user was erased (`AccountErased`).
     private func lock(_ user: UUID, create: PetRecord?, on connection: PostgresConnection) async throws -> PetRecord? {
         if let create {
-            let erased = try await connection.query("SELECT 1 FROM health.erased_users WHERE user_hash = \(Self.hash(user))", logger: logger)
-            for try await _ in erased.decode(Int.self) { throw AccountErased() }
+            if try await ErasedUsers.contains(user, schema: Self.schema, on: connection, logger: logger) { throw AccountErased() }
             try await connection.query("""
                 INSERT INTO health.pets (user_id, mode, zone, sad_to_resting, resting_to_active, steps_goal, sleep_goal_hours, state_since,
                                          brain_due_at, created_at, updated_at)
@@ -639,9 +635,6 @@ struct PetStore: PetRecords {
                                                    hrvMilliseconds: hrv, stepsGoal: stepsGoal, sleepGoalHours: sleepGoal),
                              processedAt: processedAt)
     }
-
-    /// How an erased user is remembered: a SHA-256 of the id, not the id.
-    static func hash(_ user: UUID) -> ByteBuffer { ByteBuffer(bytes: Array(SHA256.hash(data: Data(user.lowercased.utf8)))) }
 
     static func state(_ text: String) throws -> PetState {
         guard let state = PetState(rawValue: text) else { throw StoreInconsistency("health: a stored state '\(text)'") }

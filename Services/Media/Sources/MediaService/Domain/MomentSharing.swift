@@ -16,11 +16,11 @@ protocol MomentRecords: Sendable {
     func current(for receiver: UUID) async throws -> Moment?
 }
 
-/// Where photo bytes live. Metadata lives in PostgreSQL; the two are kept consistent by writing the bytes first,
-/// committing the row, and deleting replaced bytes only after the commit. An S3-compatible store can take this
-/// protocol's place.
+/// Where photo bytes live (a folder or an S3-compatible bucket: `Shared/LanternObjectStorage`). Metadata lives in
+/// PostgreSQL; the two are kept consistent by writing the bytes first, committing the row, and deleting replaced
+/// bytes only after the commit.
 public protocol PhotoFiles: Sendable {
-    func write(_ bytes: [UInt8], key: String) async throws
+    func write(_ bytes: [UInt8], key: String, contentType: String) async throws
     func read(key: String) async throws -> [UInt8]?
     func delete(key: String) async throws
 }
@@ -71,7 +71,7 @@ struct MomentSharing: Sendable {
         let moment = Moment(id: UUID.v7(at: now), senderID: sender, receiverID: receiver, senderName: try await records.displayName(of: sender),
                             storageKey: UUID().lowercased, contentType: image.format.contentType, byteSize: image.bytes.count,
                             width: image.width, height: image.height, etag: String(SHA256.hash(data: image.bytes).hexEncoded.prefix(32)), sentAt: now)
-        try await files.write(image.bytes, key: moment.storageKey)
+        try await files.write(image.bytes, key: moment.storageKey, contentType: image.format.contentType)
         do {
             let replaced = try await records.replace(with: moment, idempotencyKey: idempotencyKey, requestHash: requestHash)
             if let replaced { try? await files.delete(key: replaced) }
