@@ -361,7 +361,7 @@ def roastmelater():
 
 
 def symbi():
-    section("Symbi: a week of steps, sleep and HRV, the pet's state, its history and how far its next evolution is")
+    section("Symbi: a week of steps, sleep and HRV, the pet's state, its history, the next evolution; a month offline and the evolved ghost")
     token = device_sign_in("symbi")["accessToken"]
     step("sign in on a device", "")
     zone = local_zone()
@@ -386,6 +386,30 @@ def symbi():
     step("the last days as kept (words, never the numbers)", ", ".join(f"{d['date'][5:]} {d['state']}" for d in reversed(days)))
     step("the next evolution", f"in {state['daysToNextEvolution']} more Active or Vibrant days")
     step("the day's brain", f"looks at today at {settings['nextBrainAt']}" if settings.get("nextBrainAt") else "not planned")
+
+    # Another pet, whose phone was offline for a month: 30 lively days in one upload evolve it, and evolution-worker
+    # draws the new form (the image model with GEMINI_API_KEY, Lantern's own ghost without).
+    token = device_sign_in("symbi")["accessToken"]
+    month = [{"date": (today - dt.timedelta(days=29 - n)).isoformat(), "source": "healthkit", "steps": 9000 + 97 * n, "sleepHours": 7.6,
+              "hrvMs": 48 + n % 5} for n in range(30)]
+    _, _, raw = api("POST", "/v1/symbi/metrics", {"timeZone": zone, "days": month}, token=token)
+    state = as_json(raw)
+    step("another pet: a month offline, uploaded at once", f"{state['activeDays']} lively days, stage {state['stage']}")
+    ready = None
+    for _ in range(120):
+        _, _, raw = api("GET", "/v1/symbi/evolutions", token=token)
+        ready = next((e for e in as_json(raw)["evolutions"] if e["status"] == "ready"), None)
+        if ready:
+            break
+        time.sleep(0.5)
+    if not ready:
+        raise Failed("the evolution was not drawn within a minute: is evolution-worker running? (make status, .lantern/logs)")
+    _, _, picture = api("GET", ready["image"]["url"], token=token)
+    os.makedirs(os.path.join(STATE, "demo"), exist_ok=True)
+    out = os.path.join(STATE, "demo", f"symbi-stage-{ready['stage']}.png")
+    open(out, "wb").write(picture)
+    drawn_by = "the image model" if ready["image"].get("generator") == "model" else "Lantern's own generator"
+    step("its evolution, drawn by " + drawn_by, f"{ready['image']['width']}×{ready['image']['height']} PNG, {len(picture) // 1024} KB → {out}")
 
 
 def demo_command(_):

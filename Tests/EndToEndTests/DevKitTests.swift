@@ -19,7 +19,7 @@ extension EndToEnd {
             return formatter
         }()
 
-        @Test("make demo walks Pairly, AstroSvitla, Lucky Day (tomorrow's cookie by time travel) and RoastMeLater (a roast, a check-in, the streak and the next badge) through the gateway, twice in a row; make token signs in with Google and Apple")
+        @Test("make demo walks Pairly, AstroSvitla, Lucky Day (tomorrow's cookie by time travel), RoastMeLater (a roast, a check-in, the streak and the next badge) and Symbi (a week, then a month and its evolved ghost) through the gateway, twice in a row; make token signs in with Google and Apple")
         func demo() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-devkit-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -58,7 +58,7 @@ extension EndToEnd {
                             for step in ["Bohdan's socket: new_moment", "metadata gone", "Sun ", "the chart as SVG", "break today's cookie",
                                          "409 cookie_not_ready", "move the stack's clock a day ahead", "break tomorrow's cookie", "a new fortune",
                                          "a roast about meetings, spice 3", "streak 1 day, counted for", "0 of 13 badges earned",
-                                         "the badge closest to being earned"] {
+                                         "the badge closest to being earned", "30 lively days", "its evolution, drawn by Lantern's own generator"] {
                                 #expect(text.contains(step), "run \(run) printed no '\(step)'")
                             }
                         }
@@ -95,6 +95,8 @@ extension EndToEnd {
 
                         let svg = try String(contentsOf: folder.appendingPathComponent("demo/chart.svg"), encoding: .utf8)
                         #expect(svg.hasPrefix("<svg") || svg.hasPrefix("<?xml"))
+                        let ghost = try Data(contentsOf: folder.appendingPathComponent("demo/symbi-stage-1.png"))
+                        #expect(Array(ghost.prefix(4)) == [0x89, 0x50, 0x4E, 0x47] && ghost.count > 10_000)
                         // After the demo every executable has served, consumed and published: each one's metrics pass
                         // Prometheus's lint, say what they are, and name routes by template.
                         for (name, url) in stack.operations.sorted(by: { $0.key < $1.key }) {

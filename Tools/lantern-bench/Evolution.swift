@@ -55,7 +55,7 @@ struct EvolutionCommand: AsyncParsableCommand {
         @Option(help: "Redis URL") var redis = "redis://127.0.0.1:63809/0"
         @Option(help: "HTTP port of the worker") var port = 18088
         @Option(help: "jobs") var jobs = 1_000
-        @Option(help: "requests per second the fake image model takes before answering 429") var rate = 20
+        @Option(help: "requests per second the fake image model takes before answering 429") var rate = 5
         @Option(help: "pictures the worker draws at once") var concurrency = 8
         @Option(help: "seconds to wait for every job") var timeout = 900
 
