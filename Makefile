@@ -1,5 +1,5 @@
 # Lantern: two commands on a fresh machine — `make up` starts the stack, `make test` runs every test.
-.PHONY: up down test bench fuzz build deploy-files compose-secrets token demo status logs reset client time-travel
+.PHONY: up down test bench fuzz build deploy-files compose-secrets token demo status logs reset client time-travel appstore-purchase appstore-refund
 
 up:    ## install what is missing, start PostgreSQL, Redis and every service; prints the gateway URL
 	@bash scripts/up.sh
@@ -9,6 +9,12 @@ token: ## sign a made-up person in through the gateway (APP=pairly NAME=Ada PROV
 
 demo:  ## drive Pairly, AstroSvitla, Lucky Day, RoastMeLater and Symbi through the gateway as people would, printing each step
 	@python3 scripts/dev.py demo
+
+appstore-purchase: ## sign a made-up App Store purchase as StoreKit hands it to the app (PRODUCT=app.lantern.astrosvitla.report.career ACCOUNT=<user id>)
+	@python3 scripts/dev.py appstore-purchase --product "$(or $(PRODUCT),app.lantern.astrosvitla.report.career)" --account "$(ACCOUNT)"
+
+appstore-refund: ## the App Store refunds a purchase: sign a REFUND notification and post it to the gateway (TRANSACTION=<signedTransaction>)
+	@python3 scripts/dev.py appstore-refund --transaction "$(TRANSACTION)"
 
 time-travel: ## move the local stack's clock forward, for daily features (DAYS=1, HOURS=, SECONDS=; none: print the stack's time)
 	@python3 scripts/dev.py time-travel --days "$(or $(DAYS),0)" --hours "$(or $(HOURS),0)" --seconds "$(or $(SECONDS),0)"

@@ -368,6 +368,22 @@ let package = Package(
             path: "Clients/LanternClient/Sources/LanternClient"
         ),
 
+        // The development App Store signer (`make up`, `make appstore-purchase`, `make demo`; the tests' TestAppStore):
+        // never part of a deployment, and trusted by content only in development.
+        .target(
+            name: "DevAppStore",
+            dependencies: ["LanternAppStore", crypto, .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "SwiftASN1", package: "swift-asn1")],
+            path: "Tools/DevAppStore",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "lantern-dev-appstore",
+            dependencies: ["DevAppStore", "LanternAppStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/lantern-dev-appstore",
+            swiftSettings: strict
+        ),
+
         // The development identity provider (`make up`, `make token`): never part of a deployment.
         .target(
             name: "DevIdentity",
@@ -397,7 +413,7 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "LanternTestSupport",
-            dependencies: ["DevIdentity", "LanternAppStore", "LanternObjectStorage", "LanternContracts", "LanternCore", "LanternLLM", "LanternDatabase", "LanternRedis",
+            dependencies: ["DevAppStore", "DevIdentity", "LanternAppStore", "LanternObjectStorage", "LanternContracts", "LanternCore", "LanternLLM", "LanternDatabase", "LanternRedis",
                            "LanternEvents", "LanternTokens", postgres, hummingbird, crypto, jwt,
                            .product(name: "CryptoExtras", package: "swift-crypto"), nioFoundation, httpClient,
                            lifecycle, logging, nioSSL, nioPosix, .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -488,7 +504,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             // AstroSvitlaContent: the rules coverage test runs content's matcher over charts from the real astrology.
-            dependencies: ["AstroSvitlaContent", "DevIdentity", "LanternClient", .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), "LanternAppStore", "LanternHTTP", "LanternTestSupport", "LanternContracts", "LanternEvents", httpClient, postgres, nioCore,
+            dependencies: ["AstroSvitlaContent", "DevAppStore", "DevIdentity", "LanternClient", .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"), "LanternAppStore", "LanternHTTP", "LanternTestSupport", "LanternContracts", "LanternEvents", httpClient, postgres, nioCore,
                            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")],
             path: "Tests/EndToEndTests",
             swiftSettings: strict

@@ -247,8 +247,9 @@ def pairly():
 
 
 def astrosvitla():
-    section("AstroSvitla: a birth place, a natal chart of astronomical precision, the chart drawn")
-    token = device_sign_in("astrosvitla")["accessToken"]
+    section("AstroSvitla: a birth place, a natal chart of astronomical precision, the chart drawn, a report bought and refunded")
+    signed_in = device_sign_in("astrosvitla")
+    token = signed_in["accessToken"]
     step("sign in on a device", "")
     _, _, raw = api("GET", "/v1/astrology/places?q=Kharkiw&limit=3", token=token)
     place = as_json(raw)["places"][0]
@@ -268,6 +269,61 @@ def astrosvitla():
     _, _, raw = api("GET", "/v1/reports/areas?chart=" + urllib.parse.quote(chart["fingerprint"]), token=token)
     areas = as_json(raw).get("areas", [])
     step("life-area reports on sale for this chart", f"{len(areas)} areas")
+    # A purchase as StoreKit hands it to the app, signed by the development App Store (make appstore-purchase).
+    purchase = appstore_purchase("app.lantern.astrosvitla.report.career", signed_in["user"]["id"])
+    _, _, raw = api("POST", "/v1/reports/purchases", {"transaction": purchase["signedTransaction"], "area": "career", "birth": birth}, token=token)
+    report = as_json(raw)
+    step("buy the career report (the development App Store)", f"transaction {purchase['transactionId']}, report {report['status']}")
+    first = " ".join((report.get("sections") or {}).get("keyInfluences", "").split())
+    print(f"      {first[:160]}{'…' if len(first) > 160 else ''}")
+    _, _, pdf = api("POST", f"/v1/reports/{report['id']}/pdf", {"birth": birth}, token=token)
+    out = os.path.join(STATE, "demo", "career-report.pdf")
+    open(out, "wb").write(pdf)
+    step("the report as PDF", f"{len(pdf) // 1024} KB → {os.path.relpath(out, ROOT)}")
+    appstore_refund(purchase["signedTransaction"])
+    status, _, raw = call("GET", GATEWAY + f"/v1/reports/{report['id']}", token=token)
+    step("the App Store refunds it (make appstore-refund)", f"the report answers {status} {as_json(raw).get('code', '')}")
+
+
+# --- the development App Store ------------------------------------------------------------------------------
+
+def dev_appstore(*arguments):
+    """Runs the development App Store signer (Tools/lantern-dev-appstore, built by make up) on the stack's signer."""
+    import subprocess
+    run_bin = os.path.join(STATE, "run", "bin")
+    binaries = os.environ.get("LANTERN_BIN_PATH") or (open(run_bin).read().strip() if os.path.exists(run_bin) else os.path.join(ROOT, ".build", "debug"))
+    executable = os.path.join(binaries, "lantern-dev-appstore")
+    if not os.path.exists(executable):
+        raise Failed(f"{executable} is missing: make up builds it")
+    done = subprocess.run([executable, *arguments, "--folder", os.path.join(STATE, "dev", "appstore")], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise Failed(f"lantern-dev-appstore {arguments[0]}: {done.stderr.strip()[:400]}")
+    return json.loads(done.stdout)
+
+
+def appstore_purchase(product, account):
+    args = ["purchase", "--product", product] + (["--account-token", account] if account else [])
+    return dev_appstore(*args)
+
+
+def appstore_refund(transaction):
+    """The App Store refunds the purchase: a signed REFUND notification, posted as Apple posts it (no token)."""
+    body = dev_appstore("notification", "--type", "REFUND", "--transaction", transaction)
+    status, _, raw = call("POST", GATEWAY + "/v1/appstore/notifications", body)
+    if status != 200:
+        raise Failed(f"the REFUND notification answered {status}: {raw.decode(errors='replace')[:300]}")
+
+
+def appstore_purchase_command(args):
+    purchase = appstore_purchase(args.product, args.account)
+    print(f"transaction {purchase['transactionId']} for {args.product} (environment Xcode, signed by the development App Store)")
+    print("signedTransaction, what the app posts to POST /v1/reports/purchases as \"transaction\":")
+    print(purchase["signedTransaction"])
+
+
+def appstore_refund_command(args):
+    appstore_refund(args.transaction)
+    print("REFUND posted to /v1/appstore/notifications: the report of this purchase is taken away (403 report_revoked)")
 
 
 def travel(days=0, hours=0, seconds=0):
@@ -494,9 +550,15 @@ def main():
     travel_parser.add_argument("--days", type=float, default=0)
     travel_parser.add_argument("--hours", type=float, default=0)
     travel_parser.add_argument("--seconds", type=float, default=0)
+    purchase_parser = commands.add_parser("appstore-purchase", help="sign a made-up App Store purchase (the development signer)")
+    purchase_parser.add_argument("--product", default="app.lantern.astrosvitla.report.career")
+    purchase_parser.add_argument("--account", default="", help="the appAccountToken: the buyer's Lantern user id")
+    refund_parser = commands.add_parser("appstore-refund", help="sign a REFUND of a purchase and post it to the gateway")
+    refund_parser.add_argument("--transaction", required=True, help="the signedTransaction of the purchase")
     args = parser.parse_args()
     try:
-        {"token": token_command, "demo": demo_command, "status": status_command, "time-travel": time_travel_command}[args.command](args)
+        {"token": token_command, "demo": demo_command, "status": status_command, "time-travel": time_travel_command,
+         "appstore-purchase": appstore_purchase_command, "appstore-refund": appstore_refund_command}[args.command](args)
     except Failed as failure:
         print(f"\n\u2717 {failure}", file=sys.stderr)
         sys.exit(1)

@@ -55,6 +55,15 @@ else
 fi
 # Read by identity only; each provider the caller configured itself is left as it is.
 default_signin_providers "http://$HOST:$DEV_IDENTITY_PORT"
+# The development App Store signer (Tools/DevAppStore): content trusts its root in development only, as it would
+# Xcode's StoreKit testing certificate, so reports can be bought without Apple (make appstore-purchase, make demo).
+# A caller who set APPSTORE_ROOT_CERTIFICATES (Xcode's own certificate, say) keeps it.
+if [ -z "${APPSTORE_ROOT_CERTIFICATES+set}" ]; then
+  export APPSTORE_ROOT_CERTIFICATES="$("$BIN/lantern-dev-appstore" root --folder "$STATE/dev/appstore")"
+  default_setting APPSTORE_ENVIRONMENTS "Sandbox,Xcode"
+fi
+# Where the binaries are, for make appstore-purchase (scripts/dev.py).
+echo "$BIN" > "$STATE/run/bin"
 export_service_urls "$HOST" 0 keep
 # The caller's SERVICE_SECRET is every service's; identity's SERVICE_SECRETS follows it unless set too.
 if [ -z "${SERVICE_SECRET+set}" ]; then export_service_secrets "$STATE/dev/service-secret"

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DevAppStore
 import DevIdentity
 import Foundation
 import LanternHTTP
@@ -19,7 +20,7 @@ extension EndToEnd {
             return formatter
         }()
 
-        @Test("make demo walks Pairly, AstroSvitla, Lucky Day (tomorrow's cookie by time travel), RoastMeLater (a roast, a check-in, the streak and the next badge) and Symbi (a week, then a month and its evolved ghost) through the gateway, twice in a row; make token signs in with Google and Apple")
+        @Test("make demo walks Pairly, AstroSvitla (a report bought from the development App Store, its PDF, its refund), Lucky Day (tomorrow's cookie by time travel), RoastMeLater (a roast, a check-in, the streak and the next badge) and Symbi (a week, then a month and its evolved ghost) through the gateway, twice in a row; make token signs in with Google and Apple")
         func demo() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-devkit-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -39,7 +40,12 @@ extension EndToEnd {
                     // Every executable of the list in development (one left out would not follow the travelled clock);
                     // some with more.
                     var environments = Dictionary(uniqueKeysWithValues: try ServiceList.load().map { ($0.name, ["LANTERN_ENVIRONMENT": "development"]) })
-                    environments.merge(["identity": identity, "gateway": exporting, "media": exporting, "push-worker": info]) { $1 }
+                    // content trusts the development App Store signer that make up makes (and dev.py signs with).
+                    let appStore = folder.appendingPathComponent("dev/appstore")
+                    _ = try DevAppStoreSigner(folder: appStore)
+                    let content = ["LANTERN_ENVIRONMENT": "development", "APPSTORE_ROOT_CERTIFICATES": DevAppStoreSigner.rootFile(in: appStore).path,
+                                   "APPSTORE_ENVIRONMENTS": "Sandbox,Xcode"]
+                    environments.merge(["identity": identity, "gateway": exporting, "media": exporting, "push-worker": info, "content": content]) { $1 }
                     try await Stack.run(places: true, environment: environments) { stack in
                         let environment = ProcessInfo.processInfo.environment.merging([
                             "LANTERN_GATEWAY": stack.gateway, "LANTERN_GATEWAY_OPS": stack.operations["gateway", default: ""],
@@ -55,7 +61,8 @@ extension EndToEnd {
                             let output = try await dev("demo")
                             let text = String(decoding: output.stdout, as: UTF8.self)
                             #expect(output.status == 0, "run \(run): \(text)\n\(output.stderr)")
-                            for step in ["Bohdan's socket: new_moment", "metadata gone", "Sun ", "the chart as SVG", "break today's cookie",
+                            for step in ["Bohdan's socket: new_moment", "metadata gone", "Sun ", "the chart as SVG", "report ready", "the report as PDF",
+                                         "the report answers 403 report_revoked", "break today's cookie",
                                          "409 cookie_not_ready", "move the stack's clock a day ahead", "break tomorrow's cookie", "a new fortune",
                                          "a roast about meetings, spice 3", "streak 1 day, counted for", "0 of 13 badges earned",
                                          "the badge closest to being earned", "30 lively days", "its evolution, drawn by Lantern's own generator"] {
@@ -95,6 +102,8 @@ extension EndToEnd {
 
                         let svg = try String(contentsOf: folder.appendingPathComponent("demo/chart.svg"), encoding: .utf8)
                         #expect(svg.hasPrefix("<svg") || svg.hasPrefix("<?xml"))
+                        let report = try Data(contentsOf: folder.appendingPathComponent("demo/career-report.pdf"))
+                        #expect(report.starts(with: Data("%PDF-".utf8)))
                         let ghost = try Data(contentsOf: folder.appendingPathComponent("demo/symbi-stage-1.png"))
                         #expect(Array(ghost.prefix(4)) == [0x89, 0x50, 0x4E, 0x47] && ghost.count > 10_000)
                         // After the demo every executable has served, consumed and published: each one's metrics pass
