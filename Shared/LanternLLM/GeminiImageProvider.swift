@@ -72,14 +72,7 @@ public struct GeminiImageProvider: ImageModel {
     }
 
     public func draw(_ request: ImageRequest, model: String, timeout: Duration) async throws -> DrawnImage {
-        guard let escaped = model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/:"))) else {
-            throw ProviderFailure(.rejected, "model id \(model)")
-        }
-        var http = HTTPClientRequest(url: "\(baseURL)/v1beta/models/\(escaped):generateContent")
-        http.method = .POST
-        http.headers.add(name: "content-type", value: "application/json")
-        http.headers.add(name: "x-goog-api-key", value: apiKey)
-        http.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(Self.body(for: request))))
+        let http = try GeminiProvider.generateContent(baseURL: baseURL, apiKey: apiKey, model: model, body: Self.body(for: request))
         let (status, headers, body) = try await HTTPExchange.send(http, client: self.http, timeout: timeout, bodyLimit: Self.maxAnswerBytes)
         guard status == 200 else { throw GeminiProvider.failure(status: status, headers: headers, body: body) }
         return try Self.image(from: body)

@@ -27,6 +27,15 @@ public struct GeminiProvider: LLMProvider {
     }
 
     public func generate(_ request: LLMRequest, model: String, timeout: Duration) async throws -> ProviderAnswer {
+        let http = try Self.generateContent(baseURL: baseURL, apiKey: apiKey, model: model, body: Self.body(for: request, model: model))
+        let (status, headers, body) = try await HTTPExchange.send(http, client: self.http, timeout: timeout)
+        guard status == 200 else { throw Self.failure(status: status, headers: headers, body: body) }
+        return try Self.answer(from: body)
+    }
+
+    /// `POST {base}/v1beta/models/{model}:generateContent` with the key in `x-goog-api-key` and `body` as JSON: the
+    /// one call of Gemini's text and image generation alike.
+    static func generateContent(baseURL: String, apiKey: String, model: String, body: some Encodable) throws -> HTTPClientRequest {
         guard let escaped = model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/:"))) else {
             throw ProviderFailure(.rejected, "model id \(model)")
         }
@@ -34,10 +43,8 @@ public struct GeminiProvider: LLMProvider {
         http.method = .POST
         http.headers.add(name: "content-type", value: "application/json")
         http.headers.add(name: "x-goog-api-key", value: apiKey)
-        http.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(Self.body(for: request, model: model))))
-        let (status, headers, body) = try await HTTPExchange.send(http, client: self.http, timeout: timeout)
-        guard status == 200 else { throw Self.failure(status: status, headers: headers, body: body) }
-        return try Self.answer(from: body)
+        http.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(body)))
+        return http
     }
 
     // MARK: Wire format
