@@ -150,8 +150,11 @@ import Testing
             // The rule's state from a later upload the same day does not undo the calm.
             let after = try await h.upload(user, date: "2026-11-18", steps: 5_100, recordedAt: Self.start.addingTimeInterval(60))
             #expect(try h.json(after)["state"] as? String == "calm")
-            let frames = try await h.published(RealtimeFrame.eventType, on: .realtime)
-            #expect(frames.contains { (try? $0.payload(as: RealtimeFrame.self)).flatMap { try? $0.body(as: SymbiFrames.State.self) }?.state == "calm" })
+            // The frame goes through the outbox relay, asynchronously: waited for, not read once.
+            #expect(try await eventually(timeout: .seconds(10)) {
+                try await h.published(RealtimeFrame.eventType, on: .realtime)
+                    .contains { (try? $0.payload(as: RealtimeFrame.self)).flatMap { try? $0.body(as: SymbiFrames.State.self) }?.state == "calm" }
+            })
         }
     }
 
