@@ -7,7 +7,7 @@
 #   4. Pairly real-time (upload → WebSocket, idle sockets),
 #   5. push-worker → fake APNs (TLS, HTTP/2) throughput,
 #   6. astrology: a natal chart in process next to libswe's floor, and charts/s through the gateway,
-#   7. Lucky Day: breaking made-ahead cookies through the gateway (and at content), breaking with an 8 s slow
+#   7. Lucky Day: breaking made-ahead cookies through the gateway next to GET /v1/me of the same run (and at content), breaking with an 8 s slow
 #      model (5 s budget), the local generator and the router's overhead in process, content's idle memory,
 #   8. AstroSvitla: purchase verification, local reports and PDFs in process; its catalogue through the gateway,
 #   9. RoastMeLater: roasts written (local generator) and the large widget read through the gateway, each next to
@@ -223,19 +223,27 @@ PLACES=mixed run_wrk astrology-places-mixed http://127.0.0.1:18080/v1/astrology/
 fi
 
 if part luckyday; then
-say "Lucky Day: ${BENCH_LUCKYDAY_USERS:-3000} users with profiles, then each breaks a cookie made ahead (64 in flight)"
-"$BIN/lantern-bench" luckyday setup --users "${BENCH_LUCKYDAY_USERS:-3000}" --tokens "$STATE/bench/luckyday-tokens.txt" | tee -a "$OUT"
+LUCKYDAY_USERS="${BENCH_LUCKYDAY_USERS:-8000}"
+say "Lucky Day: $LUCKYDAY_USERS users with profiles, then each breaks a cookie made ahead (64 in flight)"
+"$BIN/lantern-bench" luckyday setup --users "$LUCKYDAY_USERS" --tokens "$STATE/bench/luckyday-tokens.txt" | tee -a "$OUT"
 # The next fortune of every user is made in the background; wait until all are.
 LUCKYDAY_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench"
-for _ in $(seq 1 600); do
+for _ in $(seq 1 1200); do
   made=$(psql_url "$LUCKYDAY_URL" "SELECT count(*) FROM content.next_fortunes")
-  [ "$made" -ge "${BENCH_LUCKYDAY_USERS:-3000}" ] && break; sleep 0.5
+  [ "$made" -ge "$LUCKYDAY_USERS" ] && break; sleep 0.5
 done
 say "fortunes made ahead: $made"
-head -n $(( ${BENCH_LUCKYDAY_USERS:-3000} / 2 )) "$STATE/bench/luckyday-tokens.txt" > "$STATE/bench/luckyday-gateway.txt"
-tail -n +$(( ${BENCH_LUCKYDAY_USERS:-3000} / 2 + 1 )) "$STATE/bench/luckyday-tokens.txt" > "$STATE/bench/luckyday-direct.txt"
-"$BIN/lantern-bench" luckyday break --url http://127.0.0.1:18080 --tokens "$STATE/bench/luckyday-gateway.txt" --name break-made-ahead-gateway | tee -a "$OUT"
-"$BIN/lantern-bench" luckyday break --url http://127.0.0.1:18084 --tokens "$STATE/bench/luckyday-direct.txt" --name break-made-ahead-direct | tee -a "$OUT"
+# Three quarters break through the gateway, next to the floor of the same run before and after (wrk, 64 connections,
+# GET /v1/me as the same users); the rest straight to content. Each user breaks once (break.lua).
+head -n $(( LUCKYDAY_USERS * 3 / 4 )) "$STATE/bench/luckyday-tokens.txt" > "$STATE/bench/luckyday-gateway.txt"
+tail -n +$(( LUCKYDAY_USERS * 3 / 4 + 1 )) "$STATE/bench/luckyday-tokens.txt" > "$STATE/bench/luckyday-direct.txt"
+TOKENS_FILE="$STATE/bench/luckyday-gateway.txt" run_wrk luckyday-me-gateway http://127.0.0.1:18080/v1/me 64 users.lua
+TOKENS_FILE="$STATE/bench/luckyday-gateway.txt" CONNECTIONS=64 DURATION=120s \
+  run_wrk luckyday-break-gateway http://127.0.0.1:18080/v1/fortunes/today/break 64 break.lua
+TOKENS_FILE="$STATE/bench/luckyday-gateway.txt" run_wrk luckyday-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
+TOKENS_FILE="$STATE/bench/luckyday-direct.txt" CONNECTIONS=64 DURATION=120s \
+  run_wrk luckyday-break-direct http://127.0.0.1:18084/v1/fortunes/today/break 64 break.lua
+say "fortunes revealed: $(psql_url "$LUCKYDAY_URL" "SELECT count(*) FROM content.fortunes")"
 
 say "Lucky Day with a model 8 s slow: 64 new users break at once, before any fortune is made ahead (budget 5 s)"
 "$BIN/lantern-bench" fake-llm --delay 8 --port-file "$STATE/bench/fake-llm.port" > "$STATE/bench/fake-llm.log" 2>&1 & PIDS+=($!); FAKE_PID=$!

@@ -155,17 +155,3 @@ public struct FieldValidator: Sendable {
 public protocol ProblemConvertible: Error {
     var problem: Problem { get }
 }
-
-/// A conditional write (decided on the version it read) lost to other writes of the same thing on every attempt:
-/// 503 `busy` with `Retry-After`, since a second later it will go through. Services throw it from their domain;
-/// the problem middleware answers it.
-public struct ConcurrentChanges: ProblemConvertible, Sendable {
-    /// What was changed, as the detail names it (`streak`, `pet`).
-    public var subject: String
-    public init(_ subject: String) { self.subject = subject }
-
-    public var problem: Problem {
-        Problem(status: 503, code: "busy", title: "Service Unavailable",
-                detail: "Too many changes to this \(subject) at once; try again in a second.", retryAfter: 1)
-    }
-}

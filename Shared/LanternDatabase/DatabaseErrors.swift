@@ -8,6 +8,13 @@ public enum DatabaseErrors {
         guard let server = error.serverInfo else { return "PostgreSQL \(error.code)" }
         return "PostgreSQL \(server[.sqlState] ?? "?"): \(server[.message] ?? "")\(server[.detail].map { " (\($0))" } ?? "")"
     }
+
+    /// The unique constraint or index a statement would have broken (SQLSTATE 23505), else nil: a write that lets
+    /// the database check uniqueness in the same statement tells its caller which rule refused it.
+    public static func uniqueViolation(_ error: any Error) -> String? {
+        guard let error = error as? PSQLError, let server = error.serverInfo, server[.sqlState] == "23505" else { return nil }
+        return server[.constraintName]
+    }
 }
 
 /// The database did not do what a statement promises (a row an upsert returns is missing: a bug or a broken

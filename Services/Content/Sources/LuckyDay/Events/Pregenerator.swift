@@ -43,8 +43,9 @@ struct Pregenerator: Sendable {
     }
 
     private func make(for user: UUID, lease: Date) async throws {
-        guard let context = try await fortunes.breakContext(of: user) else { return try await schedule.cancelPregeneration(for: user) }
-        let profile = context.profile
+        guard let context = try await fortunes.breakContext(of: user), let profile = try await fortunes.profiles.profile(of: user) else {
+            return try await schedule.cancelPregeneration(for: user)
+        }
         // Written for the local day the next cookie opens (today when it is already open to break).
         let opens = context.latest?.fortune.opensAgainAt ?? clock.now()
         let day = LocalDay(max(opens, clock.now()), in: TimeZoneName.zone(profile.timeZone) ?? .gmt)

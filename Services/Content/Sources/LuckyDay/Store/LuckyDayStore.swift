@@ -10,8 +10,5 @@ struct LuckyDayStore: LuckyDayRecords {
     func save(_ profile: LuckyProfile) async throws -> LuckyProfile { try await profiles.save(profile, schedule: schedule) }
     func latest(of user: UUID) async throws -> (Fortune, key: String?)? { try await fortunes.latest(of: user) }
     func breakContext(of user: UUID) async throws -> BreakContext? { try await fortunes.breakContext(of: user) }
-    func reveal(_ fortune: WrittenFortune, user: UUID, key: String?, now: Date, timeZone: String?,
-                makeNextAt: @Sendable (Date) -> Date, reminderAt: @Sendable (Date, String) -> Date) async throws -> RevealOutcome {
-        try await fortunes.reveal(fortune, user: user, key: key, now: now, timeZone: timeZone, makeNextAt: makeNextAt, reminderAt: reminderAt)
-    }
+    func reveal(_ reveal: Reveal) async throws -> RevealWrite { try await fortunes.reveal(reveal) }
 }

@@ -132,6 +132,13 @@ struct ContentHarness {
 
     func count(_ sql: String) async throws -> Int { try await scalar(sql, as: Int.self) ?? -1 }
 
+    /// Runs a statement on content's database (a test setting up what a race or a model would leave).
+    func execute(_ sql: String) async throws {
+        try await TestEnvironment.withPostgres(databaseURL) { client in
+            try await client.query(PostgresQuery(unsafeSQL: sql), logger: TestEnvironment.logger)
+        }
+    }
+
     /// Jobs on `lantern.jobs.push` so far.
     func pushJobs() async throws -> [PushRequest] {
         let reply = try await redis.send(["XRANGE", streams.jobs("push"), "-", "+"])

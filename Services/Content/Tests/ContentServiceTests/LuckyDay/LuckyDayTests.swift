@@ -162,6 +162,58 @@ struct LuckyDayCookieTests {
         }
     }
 
+    @Test("five parallel breaks with different keys reveal one fortune; five with one key all get that one")
+    func parallelBreaks() async throws {
+        try await ContentHarness.run { h in
+            let (different, same) = (UUID(), UUID())
+            try await h.createProfile(different)
+            try await h.createProfile(same)
+            try await h.replica { other in
+                let answers = try await withThrowingTaskGroup(of: (HTTPResponse.Status, CookieBody?).self) { group in
+                    for index in 0..<5 {
+                        group.addTask {
+                            let response = try await h.breakCookie(different, key: "k\(index)", on: index.isMultiple(of: 2) ? nil : other)
+                            return (response.status, response.status == .ok ? try response.decode(CookieBody.self) : nil)
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(answers.map(\.0).filter { $0 == .ok }.count == 1 && answers.map(\.0).filter { $0 == .conflict }.count == 4,
+                        "\(answers.map(\.0))")
+                let repeated = try await withThrowingTaskGroup(of: CookieBody.self) { group in
+                    for index in 0..<5 { group.addTask { try await h.breakCookie(same, key: "one", on: index.isMultiple(of: 2) ? nil : other).decode(CookieBody.self) } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(Set(repeated.compactMap(\.fortune?.id)).count == 1 && repeated.allSatisfy { $0.state == "opened" })
+            }
+            #expect(try await h.count("SELECT count(*) FROM content.fortunes WHERE user_id = '\(different)'") == 1)
+            #expect(try await h.count("SELECT count(*) FROM content.fortunes WHERE user_id = '\(same)'") == 1)
+            #expect(try await eventually { try await h.events("fortune.revealed").count >= 2 })
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await h.events("fortune.revealed").count == 2)
+        }
+    }
+
+    @Test("a fortune the user already had is not given again: the next hand-written one is")
+    func duplicateText() async throws {
+        try await ContentHarness.run { h in
+            let text = "The same quiet wind finds you twice, and twice you let it pass."
+            let user = UUID()
+            try await h.createProfile(user)
+            // As a model that writes the same words every day would: the made-ahead fortune is those words each time.
+            _ = try await eventually { try await h.count("SELECT count(*) FROM content.next_fortunes") == 1 }
+            try await h.execute("UPDATE content.next_fortunes SET text = '\(text)', artisanal = false, source = 'gemini:repeats', pool_position = NULL")
+            let first = try await h.breakCookie(user, key: "d1").decode(CookieBody.self)
+            #expect(first.fortune?.text == text)
+            h.time.advance(by: 86_400)
+            _ = try await eventually { try await h.count("SELECT count(*) FROM content.next_fortunes") == 1 }
+            try await h.execute("UPDATE content.next_fortunes SET text = '\(text)', artisanal = false, source = 'gemini:repeats', pool_position = NULL")
+            let second = try await h.breakCookie(user, key: "d2").decode(CookieBody.self)
+            #expect(second.fortune?.text != text && second.fortune?.artisanal == true, "\(String(describing: second.fortune))")
+            #expect(try await h.count("SELECT count(*) FROM content.fortunes WHERE user_id = '\(user)'") == 2)
+        }
+    }
+
     @Test("no profile yet: breaking is a 409 profile_required")
     func noProfile() async throws {
         try await ContentHarness.run { h in

@@ -100,8 +100,7 @@ public struct Streaks: Sendable {
         if occurredAt < now.addingTimeInterval(-StreakRules.lateTolerance) { return .outOfWindow(tooLate: true) }
         if occurredAt > now.addingTimeInterval(StreakRules.clockSkew) { return .outOfWindow(tooLate: false) }
         let checkIn = CheckIn(occurredAt: occurredAt, zone: zone)
-        for attempt in 0..<Self.attempts {
-            try await Self.pause(after: attempt)
+        return try await ConcurrentChanges.retrying("streak") { () -> CheckInAnswer? in
             let (row, earlier, erased) = try await records.streak(of: user, app: app, key: key)
             if erased { return .erased }
             if let earlier { return .done(earlier) }
@@ -126,8 +125,8 @@ public struct Streaks: Sendable {
                               CheckInResult(counted: counted, outcome: outcome, localDate: checkIn.day, late: occurredAt < now.addingTimeInterval(-15 * 60),
                                             state: state, zone: zoneName, badges: change.badges, rewards: change.rewards))
             if try await records.commit(change), let result = change.checkIn?.result { return .done(result) }
+            return nil
         }
-        throw ConcurrentChanges("streak")
     }
 
     public enum FreezeAnswer: Sendable, Equatable {
@@ -137,8 +136,7 @@ public struct Streaks: Sendable {
 
     /// Uses the one streak freeze (REQ-STR-006); two devices claiming it at once restore it once.
     public func freeze(user: UUID, app: AppID) async throws -> FreezeAnswer {
-        for attempt in 0..<Self.attempts {
-            try await Self.pause(after: attempt)
+        try await ConcurrentChanges.retrying("streak") { () -> FreezeAnswer? in
             let (row, _, _) = try await records.streak(of: user, app: app, key: nil)
             guard let row else { return .notOffered(used: false) }
             var state = row.state
@@ -149,15 +147,13 @@ public struct Streaks: Sendable {
                                                      remindAt: Self.reminder(for: state, zone: row.zone, enabled: row.reminders)),
                                       checkIn: nil, badges: [], rewards: [], announcements: Announcements(), at: now)
             announce(&change, before: row.state, after: state, app: app, user: user, now: now)
-            if try await records.commit(change) { return .restored(change.row, restoredDays: restored) }
+            return try await records.commit(change) ? .restored(change.row, restoredDays: restored) : nil
         }
-        throw ConcurrentChanges("streak")
     }
 
     /// Turns reminders on or off and moves them to `zone` (a user who travels without opening the app).
     public func setReminders(user: UUID, app: AppID, enabled: Bool, zone: String?) async throws -> StreakRow {
-        for attempt in 0..<Self.attempts {
-            try await Self.pause(after: attempt)
+        try await ConcurrentChanges.retrying("streak") { () -> StreakRow? in
             let (row, _, _) = try await records.streak(of: user, app: app, key: nil)
             let zoneName = zone ?? row?.zone ?? "UTC"
             let state = row?.state ?? StreakState()
@@ -165,9 +161,8 @@ public struct Streaks: Sendable {
                                  remindAt: Self.reminder(for: state, zone: zoneName, enabled: enabled))
             let change = StreakChange(user: user, app: app, expectedVersion: row?.version, row: next, checkIn: nil, badges: [], rewards: [],
                                       announcements: Announcements(), at: clock.now())
-            if try await records.commit(change) { return next }
+            return try await records.commit(change) ? next : nil
         }
-        throw ConcurrentChanges("streak")
     }
 
     /// When to remind (REQ-STR-005): 2 hours before the local midnight that would break the streak — 22:00 on the
@@ -182,13 +177,6 @@ public struct Streaks: Sendable {
 
     /// Conditional writes tried before giving up: each loses only to another write of the same user, so this is how
     /// many devices may write at the same moment; after a lost race a short random pause spreads the next tries.
-    static let attempts = 24
-
-    static func pause(after attempt: Int) async throws {
-        guard attempt > 0 else { return }
-        try await Task.sleep(for: .microseconds(Int.random(in: 200...(1000 * min(attempt, 10)))))
-    }
-
     /// The streak milestones crossed and the streak's event: what `before` → `after` announces.
     private func announce(_ change: inout StreakChange, before: StreakState, after: StreakState, app: AppID, user: UUID, now: Date) {
         guard before != after else { return }
@@ -258,8 +246,6 @@ public enum BadgeAnnouncement {
         return args
     }
 }
-
-/// Another write of the same user won every attempt (a storm of check-ins): 503, try again.
 
 /// The streak reminder's push (REQ-STR-005).
 public enum Reminders {

@@ -113,7 +113,7 @@ struct SymbiCare: Sendable {
     /// read — decided again when another write of the same pet came first.
     func upload(_ metrics: [DailyMetrics], zone: String, for user: UUID) async throws -> PetRecord {
         let dates = Array(Set(metrics.map(\.date))).sorted()
-        for attempt in 1...Self.attempts {
+        return try await ConcurrentChanges.retrying("pet") { () -> PetRecord? in
             let now = clock.now()
             let snapshot = try await records.snapshot(user, dates: dates)
             if snapshot.erased { throw AccountErased() }
@@ -131,14 +131,9 @@ struct SymbiCare: Sendable {
                 rows[new.date] = day
             }
             let change = PetCare.apply(rows: rows, days: snapshot.days, to: pet, today: LocalDay(now, in: pet.settings.zone), now: now)
-            if try await records.commit(change, metrics: metrics, now: now) { return change.pet.committed }
-            // Another write of this pet came first: a short, jittered pause so that two devices do not collide again.
-            if attempt < Self.attempts { try await Task.sleep(for: .milliseconds(Int64.random(in: 1...(5 * Int64(attempt))))) }
+            return try await records.commit(change, metrics: metrics, now: now) ? change.pet.committed : nil
         }
-        throw ConcurrentChanges("pet")
     }
-
-    static let attempts = 12
 
     /// Applies a change of settings (already validated); a new zone re-plans the brain.
     func updateSettings(of user: UUID, _ change: @escaping @Sendable (inout PetSettings) -> Void) async throws -> PetRecord {
@@ -200,15 +195,13 @@ struct SymbiCare: Sendable {
             logger.info("the day's brain fell back to the rules", metadata: ["reason": "\(fallback)"])
         }
         // As an upload writes: one read, the decision, one conditional write (again when another write came first).
-        for attempt in 1...Self.attempts {
+        try await ConcurrentChanges.retrying("pet") { () -> Void? in
             let now = clock.now()
             let snapshot = try await records.snapshot(user, dates: [day.date])
-            guard let pet = snapshot.pet, let current = snapshot.days[day.date] else { return }  // erased meanwhile
+            guard let pet = snapshot.pet, let current = snapshot.days[day.date] else { return () }  // erased meanwhile
             let change = PetCare.decide(decision.state, source: decision.source, for: current, pet: pet, now: now)
-            if try await records.commit(change, metrics: [], now: now) { return }
-            if attempt < Self.attempts { try await Task.sleep(for: .milliseconds(Int64.random(in: 1...(5 * Int64(attempt))))) }
+            return try await records.commit(change, metrics: [], now: now) ? () : nil
         }
-        throw ConcurrentChanges("pet")
     }
 
     /// Deletes every raw row processed more than `rawRetention` ago.
