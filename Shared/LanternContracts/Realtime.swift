@@ -48,18 +48,40 @@ extension RealtimeFrame {
     }
 }
 
-/// Ends every open socket of `userIds` (the account was deleted: its sockets must not outlive it).
+/// Ends open sockets: every one of `userIds` (the account was deleted), and those opened with a token of one of
+/// `sessionIds` (the session was logged out or revoked): a socket must not outlive what its token stood for.
+/// Each socket gets the `session_ended` frame (`SessionEnded`) with `reason` before it closes.
 public struct RealtimeDisconnect: EventPayload, Equatable {
     public static let eventType = "realtime.disconnect"
     public static var stream: EventStream { .realtime }
 
     public var userIds: [String]
-    /// Why, for logs and the close frame, e.g. `account_deleted`.
+    /// Sessions (`sid` of the access token, lower-case UUIDs) whose sockets end. Absent in events written before it
+    /// existed, which read as none.
+    public var sessionIds: [String]
+    /// Why, for logs and the `session_ended` frame, e.g. `account_deleted`, `logged_out`.
     public var reason: String
 
-    public init(userIds: [String], reason: String) {
+    public init(userIds: [String] = [], sessionIds: [String] = [], reason: String) {
         self.userIds = userIds
+        self.sessionIds = sessionIds
         self.reason = reason
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        userIds = try container.decodeIfPresent([String].self, forKey: .userIds) ?? []
+        sessionIds = try container.decodeIfPresent([String].self, forKey: .sessionIds) ?? []
+        reason = try container.decode(String.self, forKey: .reason)
+    }
+
+    /// The last frame of a socket that the server ends: `{"type":"session_ended","data":{"reason":…}}` on
+    /// `/v1/realtime`, `42["session_ended",{"reason":…}]` then a namespace disconnect on Socket.IO. `reason` is
+    /// `account_deleted`, `logged_out`, `refresh_token_reused` or `token_expired`; the app refreshes its token (or
+    /// signs in again) and reconnects.
+    public enum SessionEnded {
+        public static let frameType = "session_ended"
+        public static let tokenExpired = "token_expired"
     }
 }
 

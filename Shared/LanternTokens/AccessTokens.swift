@@ -78,7 +78,7 @@ public struct PublicJWKS: Codable, Sendable {
 /// for its whole lifetime: tokens whose signature and audience checked out are remembered (bounded), while time
 /// is checked on every call.
 public struct AccessTokenVerifier: Sendable {
-    let clock: WallClock
+    public let clock: WallClock
     let leeway: TimeInterval
     let keys: @Sendable (String?) async throws -> JWTKeyCollection
     let cache = VerifiedTokens(capacity: 10_000)

@@ -40,7 +40,7 @@ struct PairlyRealtimeJourneyTests {
         func close() { task.withLock { $0?.cancel() } }
     }
 
-    @Test("Bohdan's socket hears, in order of events, the pairing, Ana's photo, her new name, the disconnection; deleting his account closes it")
+    @Test("Bohdan's socket hears, in order of events, the pairing, Ana's photo, her new name, the disconnection; her logout closes hers, deleting his account closes his")
     func realtime() async throws {
         try await Stack.shared { stack in
             func signIn(_ name: String) async throws -> TokenReply {
@@ -94,9 +94,19 @@ struct PairlyRealtimeJourneyTests {
             #expect(try await eventually { socket.data("pair_disconnected").first?["reason"] as? String == "disconnected" })
             #expect(socket.data("pair_disconnected").first?["partnerId"] as? String == a.user?.id)
 
+            // Ana logs out: her socket ends with that session (identity's outbox, the gateway), Bohdan's stays open.
+            let hers = Socket(gateway: stack.gateway, token: a.accessToken)
+            defer { hers.close() }
+            #expect(try await eventually { hers.types.first == "state" })
+            #expect(try await stack.call(.POST, "/v1/auth/logout", token: a.accessToken).status == 204)
+            #expect(try await eventually { hers.isClosed }, "a logged-out session's socket is closed")
+            #expect(hers.types == ["state", "session_ended"] && hers.data("session_ended").first?["reason"] as? String == "logged_out")
+            #expect(!socket.isClosed)
+
             #expect(try await stack.call(.DELETE, "/v1/me", token: b.accessToken).status == 204)
             #expect(try await eventually { socket.isClosed }, "a deleted account's socket is closed")
-            #expect(socket.types == ["state", "paired", "new_moment", "partner_updated", "pair_disconnected"])
+            #expect(socket.types == ["state", "paired", "new_moment", "partner_updated", "pair_disconnected", "session_ended"])
+            #expect(socket.data("session_ended").first?["reason"] as? String == "account_deleted")
 
             // Account deletion reaches every service: once the services have handled `user.deleted`, no column of
             // any schema names B but the documented tombstone (push-worker's `deleted_users`, kept 30 days).

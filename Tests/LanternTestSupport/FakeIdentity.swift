@@ -26,6 +26,12 @@ public struct FakeIdentity: Sendable {
         try await issuer.issue(userID: user, sessionID: UUID(), app: app).token
     }
 
+    /// A token of `session`, signed with the same key, that expires `seconds` from now (a socket outliving it).
+    public func token(user: UUID = UUID(), session: UUID = UUID(), app: AppID = .pairly, expiresIn seconds: TimeInterval) async throws -> String {
+        let short = try await AccessTokenIssuer(privateKey: seed, lifetime: seconds, clock: .system)
+        return try await short.issue(userID: user, sessionID: session, app: app).token
+    }
+
     /// The secret every service uses with this fake (`SERVICE_SECRET`).
     public static let serviceSecret = "fake-identity-service-secret"
 

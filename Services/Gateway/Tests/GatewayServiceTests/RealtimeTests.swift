@@ -105,7 +105,56 @@ struct RealtimeTests {
                 }
             }
             await redis.shutdown()
-            #expect(texts.count == 1 && texts.first?.contains("\"state\"") == true)
+            // The state, then the frame that says why, then the close (were the socket left open, the loop would wait
+            // for a third frame until the deadline).
+            #expect(texts.count == 2 && texts.first?.contains("\"state\"") == true, "\(texts)")
+            #expect(texts.last == #"{"data":{"reason":"account_deleted"},"type":"session_ended"}"#, "\(texts)")
+        }
+    }
+
+    @Test("a logged-out session's sockets end (another session's stay), its token opens none; a socket ends when its token expires")
+    func endedSessionsAndExpiredTokens() async throws {
+        try await withLiveGateway { port, upstream, streams in
+            let user = UUID()
+            let (ended, kept) = (UUID(), UUID())
+            let endedToken = try await upstream.identity.token(user: user, session: ended, expiresIn: 900)
+            let keptToken = try await upstream.identity.token(user: user, session: kept, expiresIn: 900)
+            let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
+            let keptFrames = Mutex<[String]>([])
+            let keptOpen = Mutex(false)
+            // The other session's socket: open throughout, it must get the frame sent after the logout.
+            let other = Task {
+                var logger = Logger(label: "ws-test")
+                logger.logLevel = .error
+                try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/v1/realtime?access_token=\(keptToken)", logger: logger) { inbound, _, _ in
+                    keptOpen.withLock { $0 = true }
+                    for try await message in inbound.messages(maxSize: 1 << 16) {
+                        guard case .text(let text) = message else { continue }
+                        let count = keptFrames.withLock { $0.append(text); return $0.count }
+                        if count >= 2 { break }
+                    }
+                }
+            }
+            #expect(try await eventually { keptOpen.withLock { $0 } })
+            let texts = try await withDeadline(.seconds(30)) {
+                try await self.collectFrames(port: port, token: endedToken, count: 3) {
+                    let event = try EventEnvelope(RealtimeDisconnect(sessionIds: [ended.lowercased], reason: "logged_out"), producer: "test",
+                                                  subject: user.lowercased, occurredAt: Date())
+                    try await EventPublisher(redis: redis).publish(event, to: streams.realtime)
+                }
+            }
+            #expect(texts.count == 2 && texts.last == #"{"data":{"reason":"logged_out"},"type":"session_ended"}"#, "\(texts)")
+            // The same user's other session still gets frames.
+            let frame = try PairlyFrames.newMoment(to: user.lowercased, momentId: "m-after", senderName: nil, sentAt: Date())
+            try await EventPublisher(redis: redis).publish(try EventEnvelope(frame, producer: "test", subject: nil, occurredAt: Date()), to: streams.realtime)
+            try await withDeadline(.seconds(30)) { try await other.value }
+            #expect(keptFrames.withLock { $0 }.last?.contains("m-after") == true, "\(keptFrames.withLock { $0 })")
+            await redis.shutdown()
+
+            // A socket lives as long as its token: one that expires in 3 s ends with token_expired.
+            let short = try await upstream.identity.token(user: user, expiresIn: 3)
+            let expired = try await withDeadline(.seconds(40)) { try await self.collectFrames(port: port, token: short, count: 3) {} }
+            #expect(expired.count == 2 && expired.last == #"{"data":{"reason":"token_expired"},"type":"session_ended"}"#, "\(expired)")
         }
     }
 
@@ -162,8 +211,23 @@ struct RealtimeTests {
                 if deleted.status != "101" { break }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            await redis.shutdown()
             #expect(deleted.status == "401" && deleted.body.contains("account_deleted"), "\(deleted.body.prefix(200))")
+
+            // A session logged out: its tokens are refused, another session's of the same user is not.
+            let session = UUID(), owner = UUID()
+            let loggedOut = try EventEnvelope(RealtimeDisconnect(sessionIds: [session.lowercased], reason: "logged_out"), producer: "test",
+                                              subject: owner.lowercased, occurredAt: Date())
+            var revoked: (status: String, body: String) = ("", "")
+            for _ in 0..<100 {
+                try await EventPublisher(redis: redis).publish(loggedOut, to: streams.realtime)
+                revoked = try await handshake(try await upstream.identity.token(user: owner, session: session, expiresIn: 900))
+                if revoked.status != "101" { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            await redis.shutdown()
+            #expect(revoked.status == "401" && revoked.body.contains("session_revoked"), "\(revoked.body.prefix(200))")
+            let otherSession = try await handshake(try await upstream.identity.token(user: owner, session: UUID(), expiresIn: 900))
+            #expect(otherSession.status == "101", "\(otherSession.body.prefix(200))")
         }
     }
 }

@@ -14,11 +14,11 @@ import Testing
 @Suite("Socket.IO v4 with a real client")
 struct SocketIOTests {
     /// Runs `Clients/socketio_client.py` (python-socketio, installed by scripts/test.sh); calls `onLine` for each line.
-    func runClient(url: String, token: String, onLine: @escaping @Sendable ([String: Any]) -> Void) async throws -> [String] {
+    func runClient(url: String, token: String, untilEnded: Bool = false, onLine: @escaping @Sendable ([String: Any]) -> Void) async throws -> [String] {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/socketio_client.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, url, token]
+        process.arguments = ["python3", script.path, url, token] + (untilEnded ? ["until-ended"] : [])
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -40,6 +40,43 @@ struct SocketIOTests {
                 }
             }
             return lines
+        }
+    }
+
+    @Test("a socket ends with session_ended and a server disconnect when its token expires, and when its session is logged out")
+    func sessionEnds() async throws {
+        try await withLiveGateway { port, upstream, streams in
+            let gateway = "http://127.0.0.1:\(port)"
+            func kinds(_ lines: [String]) -> [String] {
+                lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["kind"] as? String }
+            }
+            // A token that expires in 4 s: the socket lives as long as it does.
+            let started = ContinuousClock.now
+            let expiring = try await upstream.identity.token(expiresIn: 4)
+            let expired = try await runClient(url: gateway, token: expiring, untilEnded: true) { _ in }
+            #expect(kinds(expired) == ["connected", "state", "session_ended", "disconnected", "finished"], "\(expired)")
+            #expect(expired.contains { $0.contains(#""reason": "token_expired""#) }, "\(expired)")
+            #expect(ContinuousClock.now - started < .seconds(40), "the socket outlived its token")
+
+            // A logout: identity's realtime.disconnect names the session.
+            let session = UUID()
+            let token = try await upstream.identity.token(session: session, expiresIn: 900)
+            let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
+            let stream = streams.realtime
+            let loggedOut = try await runClient(url: gateway, token: token, untilEnded: true) { line in
+                guard line["kind"] as? String == "state" else { return }
+                Task {
+                    let event = try EventEnvelope(RealtimeDisconnect(sessionIds: [session.lowercased], reason: "logged_out"), producer: "test",
+                                                  subject: nil, occurredAt: Date())
+                    try await EventPublisher(redis: redis).publish(event, to: stream)
+                }
+            }
+            await redis.shutdown()
+            #expect(kinds(loggedOut) == ["connected", "state", "session_ended", "disconnected", "finished"], "\(loggedOut)")
+            #expect(loggedOut.contains { $0.contains(#""reason": "logged_out""#) }, "\(loggedOut)")
+            // And the session's token no longer opens one.
+            let again = try await runClient(url: gateway, token: token) { _ in }
+            #expect(again.contains { $0.contains("session_revoked") }, "\(again)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import LanternContracts
 import LanternTestSupport
 import Testing
 
@@ -162,6 +163,16 @@ struct DeviceSignInTests {
 
 @Suite("Sessions and access tokens")
 struct SessionTests {
+    /// The `sid` of an access token (its payload read as JSON, as any JWT library would).
+    static func session(of token: String) -> String? {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3 else { return nil }
+        var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
+        guard let data = Data(base64Encoded: payload), let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return (json["sid"] as? String)?.lowercased()
+    }
+
     @Test("refresh rotates; a spent refresh token revokes the whole session")
     func rotationAndReuse() async throws {
         try await IdentityHarness.run { h in
@@ -173,6 +184,9 @@ struct SessionTests {
             #expect(try await h.request(.get, "/v1/me", token: next.accessToken).status == .ok)
 
             try await h.request(.post, "/v1/auth/refresh", json: #"{"refreshToken":"\#(tokens.refreshToken)"}"#).expectProblem(401, "refresh_token_reused")
+            // Its sockets end with it, on every gateway.
+            let session = try #require(Self.session(of: tokens.accessToken))
+            #expect(try await eventually { try await h.disconnects().contains { $0.sessionIds == [session] && $0.reason == "refresh_token_reused" } })
             // The thief's reuse ended the session for everyone holding its tokens.
             try await h.request(.post, "/v1/auth/refresh", json: #"{"refreshToken":"\#(next.refreshToken)"}"#).expectProblem(401, "session_revoked")
             try await h.request(.post, "/v1/auth/refresh", json: #"{"refreshToken":"lrt_nonsense"}"#).expectProblem(401, "invalid_refresh_token")
@@ -185,6 +199,12 @@ struct SessionTests {
         try await IdentityHarness.run { h in
             let tokens = try await h.signInDevice()
             #expect(try await h.request(.post, "/v1/auth/logout", token: tokens.accessToken).status == .noContent)
+            // The session's sockets are closed, on every gateway (a second logout changes nothing and says nothing).
+            let session = try #require(Self.session(of: tokens.accessToken))
+            #expect(try await eventually { try await h.disconnects().contains { $0.sessionIds == [session] && $0.reason == "logged_out" && $0.userIds.isEmpty } })
+            #expect(try await h.request(.post, "/v1/auth/logout", token: tokens.accessToken).status == .noContent)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await h.disconnects().filter { $0.sessionIds == [session] }.count == 1)
             try await h.request(.post, "/v1/auth/refresh", json: #"{"refreshToken":"\#(tokens.refreshToken)"}"#).expectProblem(401, "session_revoked")
             try await h.request(.post, "/v1/auth/logout").expectProblem(401, "missing_token")
         }

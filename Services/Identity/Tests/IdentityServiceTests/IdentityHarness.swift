@@ -72,6 +72,13 @@ struct IdentityHarness {
         return (reply.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0) }
     }
 
+    /// `realtime.disconnect` events on `lantern.realtime` so far, oldest first.
+    func disconnects() async throws -> [RealtimeDisconnect] {
+        let reply = try await redis.send(["XRANGE", streams.realtime, "-", "+"])
+        return (reply.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0) }
+            .filter { $0.type == RealtimeDisconnect.eventType }.compactMap { try? $0.payload(as: RealtimeDisconnect.self) }
+    }
+
     /// Push jobs queued so far (`lantern.jobs.push`), oldest first.
     func pushJobs() async throws -> [PushRequest] {
         let reply = try await redis.send(["XRANGE", streams.jobs("push"), "-", "+"])

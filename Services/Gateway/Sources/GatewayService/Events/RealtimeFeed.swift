@@ -63,7 +63,8 @@ struct RealtimeFeed: Service {
             }
         case RealtimeDisconnect.eventType:
             guard let disconnect = try? event.payload(as: RealtimeDisconnect.self) else { return }
-            for user in disconnect.userIds { hub.disconnectAll(user: user) }
+            let ended = hub.end(users: disconnect.userIds, sessions: disconnect.sessionIds, reason: disconnect.reason)
+            logger.info("real-time connections ended", metadata: ["reason": "\(disconnect.reason)", "connections": "\(ended)"])
         default:
             return
         }

@@ -30,27 +30,51 @@ struct RealtimeConnections: Sendable {
         else { return .dontUpgrade }
         return .upgrade([:]) { inbound, outbound, _ in
             // Register before reading the state, so nothing that happens in between is missed.
-            let (id, frames) = hub.connect(user: user)
+            let (id, frames) = hub.connect(user: user, session: claims.sid)
             defer { hub.disconnect(user: user, id: id) }
             try await outbound.write(.text(await state(token: token, app: claims.app).webSocketText))
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            // The writer and the reader end the connection; the expiry only asks the hub to end it.
+            try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    for await frame in frames { try await outbound.write(.text(frame.webSocketText)) }
-                    // The hub ended this connection (account deleted): close it.
-                    try await outbound.close(.normalClosure, reason: "account deleted")
+                    var reason = "session ended"
+                    for await frame in frames {
+                        try await outbound.write(.text(frame.webSocketText))
+                        reason = frame.endedReason ?? reason
+                    }
+                    // The hub ended this connection (account deleted, session ended, token expired): close it.
+                    try await outbound.close(.normalClosure, reason: reason)
+                    return true
                 }
                 group.addTask {
                     // Apps do not send anything we act on; reading keeps pings and the close handshake flowing.
                     for try await _ in inbound {}
+                    return true
                 }
-                _ = try await group.next()
+                group.addTask {
+                    try await untilExpiry(of: claims)
+                    hub.end(user: user, id: id, reason: RealtimeDisconnect.SessionEnded.tokenExpired)
+                    return false
+                }
+                while let ended = try await group.next(), !ended {}
                 group.cancelAll()
             }
         }
     }
 
+    /// Returns once the token's `exp` has passed on the gateway's clock, which is looked at at least every 30 s (so
+    /// a development clock moved ahead ends sockets too). A socket lives as long as the token it was opened with.
+    func untilExpiry(of claims: AccessClaims) async throws {
+        let expiry = Date(timeIntervalSince1970: TimeInterval(claims.exp))
+        while true {
+            let left = expiry.timeIntervalSince(verifier.clock.now())
+            if left <= 0 { return }
+            try await Task.sleep(for: .milliseconds(Int64(min(left, 30) * 1000) + 1))
+        }
+    }
+
     /// Who may open a real-time connection: a valid user token (401 problems as on any route), of an app that has a
-    /// real-time feed (403 `realtime_not_available`), whose account was not deleted (401 `invalid_token`).
+    /// real-time feed (403 `realtime_not_available`), whose account was not deleted (401 `account_deleted`) and whose
+    /// session did not end (401 `session_revoked`).
     func admit(_ token: String) async throws -> (AccessClaims, user: String) {
         let claims = try await verifier.verify(token)
         guard let user = claims.userID?.lowercased else {
@@ -60,9 +84,7 @@ struct RealtimeConnections: Sendable {
             throw Problem(status: 403, code: "realtime_not_available", title: "No real-time feed",
                           detail: "\(claims.app ?? "This token's app") has no real-time feed.")
         }
-        guard !hub.isDeleted(user: user) else {
-            throw TokenError("account_deleted", "The account of this token was deleted.")  // as identity answers
-        }
+        if let refusal = hub.refusal(user: user, session: claims.sid) { throw refusal }
         return (claims, user)
     }
 

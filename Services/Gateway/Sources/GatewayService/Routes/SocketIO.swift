@@ -82,14 +82,24 @@ struct SocketIOConnections: Sendable {
                                                                              "data": .object(["code": .string(problem.code), "status": .number(Double(problem.status))])])))
                             continue
                         }
-                        let (id, frames) = realtime.hub.connect(user: user)
+                        let (id, frames) = realtime.hub.connect(user: user, session: claims.sid)
                         session = (user, id, token, claims.app)
                         try await outbound.write(.text("40" + Self.json(["sid": .string(Self.randomID())])))
                         try await outbound.write(.text(await realtime.state(token: token, app: claims.app).socketIOText))
                         group.addTask {
-                            for await frame in frames { try await outbound.write(.text(frame.socketIOText)) }
-                            try await outbound.write(.text("41"))  // server-side disconnect of the namespace
-                            try await outbound.close(.normalClosure, reason: "account deleted")
+                            var reason = "session ended"
+                            for await frame in frames {
+                                try await outbound.write(.text(frame.socketIOText))
+                                reason = frame.endedReason ?? reason
+                            }
+                            // The hub ended this connection (account deleted, session ended, token expired): the
+                            // namespace's disconnect (the client does not reconnect by itself), then the close.
+                            try await outbound.write(.text("41"))
+                            try await outbound.close(.normalClosure, reason: reason)
+                        }
+                        group.addTask {
+                            try await realtime.untilExpiry(of: claims)
+                            realtime.hub.end(user: user, id: id, reason: RealtimeDisconnect.SessionEnded.tokenExpired)
                         }
                     case .event(let name, let ackID?):
                         guard let session else { continue }

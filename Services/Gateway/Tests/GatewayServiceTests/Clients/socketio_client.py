@@ -1,6 +1,7 @@
 """A real Socket.IO v4 client (python-socketio), as the Pairly app's socket.io-client with transports=['websocket'].
 
-Prints one JSON line per thing it sees; the Swift test reads them. Usage: socketio_client.py URL TOKEN
+Prints one JSON line per thing it sees; the Swift test reads them. Usage: socketio_client.py URL TOKEN [until-ended]
+(until-ended: stay connected, answering the heartbeat, until the server ends the session.)
 """
 import json
 import sys
@@ -9,6 +10,7 @@ import threading
 import socketio
 
 url, token = sys.argv[1], sys.argv[2]
+until_ended = len(sys.argv) > 3 and sys.argv[3] == "until-ended"
 # request_timeout: the WebSocket opening (engineio waits 5 s by default) on a CI machine running every suite at once.
 sio = socketio.Client(reconnection=False, request_timeout=30)
 done = threading.Event()
@@ -34,9 +36,23 @@ def on_state(data):
     say("state", data)
 
 
+@sio.on("session_ended")
+def on_session_ended(data):
+    say("session_ended", data)
+
+
+@sio.event
+def disconnect(*reason):  # python-socketio >= 5.12 passes the reason
+    if until_ended:  # the server ended it (the other runs end by disconnecting themselves)
+        say("disconnected", [str(r) for r in reason])
+        done.set()
+
+
 @sio.on("new_moment")
 def on_new_moment(data):
     say("new_moment", data)
+    if until_ended:
+        return
     say("ack", sio.call("get_state", timeout=15))
     say("unknown_ack", sio.call("nonsense", {"x": 1}, timeout=15))
     done.set()
@@ -47,7 +63,7 @@ try:
 except Exception as error:  # connection refused by the server: report and stop
     say("connect_failed", str(error))
     sys.exit(0)
-done.wait(45)
+done.wait(60 if until_ended else 45)
 if sio.connected:
     sio.disconnect()
 say("finished")

@@ -35,7 +35,7 @@ struct SessionStore: IdentityTables {
     func rotate(refreshToken: String) async throws -> RefreshOutcome {
         let hash = RefreshToken.hash(refreshToken)
         let now = clock.now()
-        return try await client.transaction(logger: logger) { connection in
+        let outcome = try await client.transaction(logger: logger) { connection -> RefreshOutcome in
             let rows = try await connection.query("""
                 SELECT t.session_id, t.expires_at, t.spent_at, s.revoked_at, s.user_id, s.app
                 FROM identity.refresh_tokens t JOIN identity.sessions s ON s.id = t.session_id
@@ -51,6 +51,7 @@ struct SessionStore: IdentityTables {
                 try await connection.query("""
                     UPDATE identity.sessions SET revoked_at = \(now), revoked_reason = 'refresh_token_reused' WHERE id = \(sessionID)
                     """, logger: logger)
+                try await endSockets(of: sessionID, user: userID, reason: "refresh_token_reused", at: now, on: connection)
                 logger.warning("refresh token reused; session revoked", metadata: ["session": "\(sessionID.lowercased)", "user": "\(userID.lowercased)"])
                 return .reused
             }
@@ -64,13 +65,31 @@ struct SessionStore: IdentityTables {
             try await connection.query("UPDATE identity.sessions SET last_seen_at = \(now) WHERE id = \(sessionID)", logger: logger)
             return .rotated(userID: userID, sessionID: sessionID, app: app, refreshToken: next)
         }
+        if case .reused = outcome { outbox.committed() }
+        return outcome
     }
 
+    /// Ends a session (`reason` is kept in `revoked_reason`, e.g. `logout`) and, in the same transaction, the
+    /// sockets opened with its tokens (`realtime.disconnect`).
     func revokeSession(_ sessionID: UUID, userID: UUID, reason: String) async throws {
-        try await client.query("""
-            UPDATE identity.sessions SET revoked_at = \(clock.now()), revoked_reason = \(reason)
-            WHERE id = \(sessionID) AND user_id = \(userID) AND revoked_at IS NULL
-            """, logger: logger)
+        let now = clock.now()
+        let revoked = try await client.transaction(logger: logger) { connection -> Bool in
+            let rows = try await connection.query("""
+                UPDATE identity.sessions SET revoked_at = \(now), revoked_reason = \(reason)
+                WHERE id = \(sessionID) AND user_id = \(userID) AND revoked_at IS NULL RETURNING id
+                """, logger: logger)
+            var revoked = false
+            for try await _ in rows { revoked = true }
+            if revoked { try await endSockets(of: sessionID, user: userID, reason: reason == "logout" ? "logged_out" : reason, at: now, on: connection) }
+            return revoked
+        }
+        if revoked { outbox.committed() }
+    }
+
+    /// A session's sockets must not outlive it: every gateway closes those opened with its tokens.
+    private func endSockets(of sessionID: UUID, user: UUID, reason: String, at now: Date, on connection: PostgresConnection) async throws {
+        try await outbox.enqueue(RealtimeDisconnect(sessionIds: [sessionID.lowercased], reason: reason), subject: user.lowercased,
+                                 at: now, on: connection, logger: logger)
     }
 }
 
