@@ -37,5 +37,5 @@ public struct FestivalCalendar: Codable, Sendable, Equatable {
 extension AstrologyEndpoint {
     /// `GET` with `calendar` (`chinese`, `vietnamese`) and `year` (1900–2100): the year's festivals.
     public static let festivals = InternalRoute<NoBody, FestivalCalendar>(service: "astrology", method: "GET",
-                                                                          path: "/internal/astrology/calendar/festivals")
+                                                                          path: "/internal/astrology/calendar/festivals", callers: ["content"])
 }

@@ -81,11 +81,14 @@ public enum AstrologyEndpoint {
     public static let natalChartSVGPath = "/internal/astrology/charts/natal.svg"
 
     /// Natal chart of birth data; what a caller reads of it.
-    public static let natalChart = InternalRoute<BirthData, NatalChartSummary>(service: "astrology", path: natalChartPath)
+    public static let natalChart = InternalRoute<BirthData, NatalChartSummary>(service: "astrology", path: natalChartPath, callers: ["content"])
     /// The chart drawn as SVG (`theme`: `light`, for paper, or `dark`).
-    public static let natalChartSVG = InternalRoute<BirthData, String>.text(service: "astrology", path: natalChartSVGPath)
+    public static let natalChartSVG = InternalRoute<BirthData, String>.text(service: "astrology", path: natalChartSVGPath, callers: ["content"])
     /// The Four Pillars of a birth.
-    public static let bazi = InternalRoute<BaziRequest, BaziAnswer>(service: "astrology", path: "/internal/astrology/bazi")
+    public static let bazi = InternalRoute<BaziRequest, BaziAnswer>(service: "astrology", path: "/internal/astrology/bazi", callers: ["content"])
+
+    /// Every service that may call one of astrology's internal routes.
+    public static let callers = natalChart.callers.union(natalChartSVG.callers).union(bazi.callers).union(festivals.callers)
 }
 
 /// Birth data as an app sends it and a service passes it on to astrology, which checks every field (a refusal names

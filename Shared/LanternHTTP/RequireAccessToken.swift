@@ -1,22 +1,35 @@
 import Hummingbird
+import LanternCore
 import LanternTokens
 
 /// Admits requests that carry a valid access token and records its claims in the context.
 ///
-/// Services verify tokens themselves even behind the gateway (defence in depth).
+/// Services verify tokens themselves even behind the gateway (defence in depth). Internal routes also name their
+/// callers: a service token of any other service is refused (403 `caller_not_allowed`).
 public struct RequireAccessToken: RouterMiddleware {
     public typealias Context = LanternRequestContext
     let verifier: AccessTokenVerifier
     let audience: String
+    let callers: Set<String>?
 
-    public init(verifier: AccessTokenVerifier, audience: String = TokenAudience.app) {
+    /// - Parameter callers: for service tokens, the services allowed (`InternalRoute.callers`); nil admits any.
+    public init(verifier: AccessTokenVerifier, audience: String = TokenAudience.app, callers: Set<String>? = nil) {
         self.verifier = verifier
         self.audience = audience
+        self.callers = callers
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.auth = try await verifier.verify(try Self.bearerToken(request), audience: audience)
+        let claims = try await verifier.verify(try Self.bearerToken(request), audience: audience)
+        if let callers {
+            let caller = claims.isService ? String(claims.sub.dropFirst("service:".count)) : claims.sub
+            guard claims.isService, callers.contains(caller) else {
+                throw Problem.forbidden("\(claims.sub) may not call this route; its callers: \(callers.sorted().joined(separator: ", ")).",
+                                        code: "caller_not_allowed")
+            }
+        }
+        context.auth = claims
         if let sub = context.auth?.sub { context.logger[metadataKey: "user"] = .string(sub) }
         return try await next(request, context)
     }

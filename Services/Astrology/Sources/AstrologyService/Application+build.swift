@@ -2,6 +2,7 @@ import Crypto
 import Ephemeris
 import Foundation
 import Hummingbird
+import LanternContracts
 import LanternCore
 import LanternHTTP
 import LanternService
@@ -41,7 +42,7 @@ public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, d
     let router = buildAstrologyRouter(
         service.makeRouter(),
         requireAuth: RequireAccessToken(verifier: verifier),
-        requireService: RequireAccessToken(verifier: verifier, audience: TokenAudience.service),
+        requireService: RequireAccessToken(verifier: verifier, audience: TokenAudience.service, callers: AstrologyEndpoint.callers),
         charts: ChartsController(charts: NatalCharts(ephemeris: ephemeris, fingerprintKey: SymmetricKey(data: Data(configuration.fingerprintKey.utf8))),
                                  places: places),
         bazi: BaziController(readings: BaziReadings(ephemeris: ephemeris, calendars: calendars), places: places),
@@ -52,9 +53,9 @@ public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, d
 }
 
 /// astrology's routes: `/v1/astrology/…` for apps; charts, Ba Zi and the calendars also at `/internal/astrology/…`
-/// for services (service tokens, audience `internal`: content builds Lucky Day prompts from Ba Zi descriptors and
-/// AstroSvitla reports from natal charts, gamification dates seasonal collections by the Vietnamese festivals).
-/// The gateway never forwards `/internal`.
+/// for services (service tokens, audience `internal`, of the callers each route names: content builds Lucky Day
+/// prompts from Ba Zi descriptors, AstroSvitla reports from natal charts and dates RoastMeLater's seasonal
+/// collections by the Vietnamese festivals). The gateway never forwards `/internal`.
 func buildAstrologyRouter(_ router: Router<LanternRequestContext>, requireAuth: RequireAccessToken, requireService: RequireAccessToken,
                           charts: ChartsController, bazi: BaziController, calendar: CalendarController,
                           places: PlacesController) -> Router<LanternRequestContext> {

@@ -2,6 +2,7 @@
 import Ephemeris
 import Foundation
 import LanternContracts
+import HTTPTypes
 import HummingbirdTesting
 import LanternCore
 import LanternTestSupport
@@ -302,7 +303,7 @@ struct ChineseCalendarTests {
         }
     }
 
-    @Test("other services reach Ba Zi and the calendars under /internal with a service token; app tokens cannot")
+    @Test("content reaches Ba Zi and the calendars under /internal with its service token; app tokens and other services cannot")
     func internalRoutes() async throws {
         let identity = try await FakeIdentity()
         try await identity.serve { url in
@@ -328,6 +329,14 @@ struct ChineseCalendarTests {
                     #expect(asApp.status == .unauthorized || asApp.status == .forbidden)
                     let asService = try await client.execute(uri: "/v1/astrology/calendar/lunar?date=2024-02-10", method: .get, headers: [.authorization: "Bearer \(service)"])
                     #expect(asService.status == .unauthorized || asService.status == .forbidden)
+                    // The routes name their callers: another service's token is refused, whatever the route.
+                    let other = try await identity.issuer.issueServiceToken(service: "gamification")
+                    for (uri, method) in [("/internal/astrology/calendar/festivals?year=2026&calendar=vietnamese", HTTPRequest.Method.get),
+                                          ("/internal/astrology/bazi", .post), ("/internal/astrology/charts/natal", .post)] {
+                        let refused = try await client.execute(uri: uri, method: method, headers: [.authorization: "Bearer \(other)", .contentType: "application/json"],
+                                                               body: ByteBuffer(string: "{}"))
+                        #expect(refused.status == .forbidden && refused.json["code"] as? String == "caller_not_allowed", "\(uri)")
+                    }
                 }
             }
         }
