@@ -41,6 +41,33 @@ public struct EventEnvelope: Codable, Sendable, Equatable {
 
     public func payload<T: Decodable>(as type: T.Type = T.self) throws -> T { try data.decode(as: T.self) }
 
+    /// The text of the envelope of a typed payload, encoded in one pass: the same JSON as
+    /// `EventEnvelope(payload, …).encoded()`, without turning the payload into a `JSONValue` first (an encode, a
+    /// decode and a second encode, on the path of every write that records an event).
+    public static func encoded<P: EventPayload>(_ payload: P, id: UUID = .v7(), producer: String, subject: String?, occurredAt: Date,
+                                                 traceparent: String?) throws -> String {
+        let typed = Typed(id: id, type: P.eventType, version: P.version, occurredAt: occurredAt, producer: producer, subject: subject,
+                          traceparent: traceparent, data: payload)
+        return String(decoding: try JSONEncoder.lantern.encode(typed), as: UTF8.self)
+    }
+
+    /// An envelope whose `data` is still the typed payload; encodes exactly as `EventEnvelope.encode(to:)` does.
+    private struct Typed<P: Encodable>: Encodable {
+        var id: UUID, type: String, version: Int, occurredAt: Date, producer: String, subject: String?, traceparent: String?, data: P
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id.lowercased, forKey: .id)
+            try c.encode(type, forKey: .type)
+            try c.encode(version, forKey: .version)
+            try c.encode(occurredAt, forKey: .occurredAt)
+            try c.encode(producer, forKey: .producer)
+            try c.encode(subject, forKey: .subject)
+            try c.encode(traceparent, forKey: .traceparent)
+            try c.encode(data, forKey: .data)
+        }
+    }
+
     public func encoded() throws -> String {
         String(decoding: try JSONEncoder.lantern.encode(self), as: UTF8.self)
     }

@@ -27,8 +27,7 @@ public struct Outbox: Sendable {
 
     /// Adds a typed payload to the outbox inside the caller's transaction, on the stream its contract names.
     public func enqueue<P: EventPayload>(_ payload: P, subject: String?, at date: Date, on connection: PostgresConnection, logger: Logger) async throws {
-        let envelope = try EventEnvelope(payload, producer: producer, subject: subject, occurredAt: date)
-        try await enqueue(envelope, stream: streams.name(of: P.stream), on: connection, logger: logger)
+        try await insert(try prepare(payload, subject: subject, at: date), on: connection, logger: logger)
     }
 
     /// Queues push notifications in the caller's transaction, next to the state change they announce.
@@ -46,7 +45,10 @@ public struct Outbox: Sendable {
     /// Adds an event to the outbox inside the caller's transaction, carrying the current trace (`EventTrace`).
     /// Call `committed()` after the commit.
     public func enqueue(_ envelope: EventEnvelope, stream: String, on connection: PostgresConnection, logger: Logger) async throws {
-        let row = try prepare(envelope, stream: stream)
+        try await insert(try prepare(envelope, stream: stream), on: connection, logger: logger)
+    }
+
+    private func insert(_ row: Row, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO \(unescaped: schema).outbox (stream, event_id, payload) VALUES (\(row.stream), \(row.eventID), \(row.payload))
             """, logger: logger)
@@ -63,7 +65,10 @@ public struct Outbox: Sendable {
     }
 
     public func prepare<P: EventPayload>(_ payload: P, subject: String?, at date: Date) throws -> Row {
-        try prepare(try EventEnvelope(payload, producer: producer, subject: subject, occurredAt: date), stream: streams.name(of: P.stream))
+        let id = UUID.v7()
+        return Row(stream: streams.name(of: P.stream), eventID: id,
+                   payload: try EventEnvelope.encoded(payload, id: id, producer: producer, subject: subject, occurredAt: date,
+                                                      traceparent: EventTrace.currentTraceparent()))
     }
 
     public func prepare(_ envelope: EventEnvelope, stream: String) throws -> Row {

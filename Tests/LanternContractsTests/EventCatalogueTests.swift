@@ -35,6 +35,25 @@ struct EventCatalogueTests {
         #expect(try EventEnvelope.decode(try envelope.encoded()).payload(as: IdentityEvents.ProfileRenamed.self) == payload)
     }
 
+    @Test("a typed payload's envelope encoded in one pass is the same text as through EventEnvelope")
+    func onePassEncoding() throws {
+        let at = Date(timeIntervalSince1970: 1_795_000_000.123)
+        let id = UUID.v7(at: at)
+        func same<P: EventPayload>(_ payload: P, subject: String?, traceparent: String?) throws {
+            let direct = try EventEnvelope.encoded(payload, id: id, producer: "content", subject: subject, occurredAt: at, traceparent: traceparent)
+            let viaValue = try EventEnvelope(id: id, type: P.eventType, version: P.version, occurredAt: at, producer: "content", subject: subject,
+                                             traceparent: traceparent, data: try JSONValue(encoding: payload)).encoded()
+            #expect(direct == viaValue)
+            _ = try EventEnvelope.decode(direct).payload(as: P.self)
+        }
+        try same(IdentityEvents.ProfileRenamed(userId: "u", app: .pairly, displayName: "Ana", partnerId: nil), subject: "u", traceparent: nil)
+        try same(try PairlyFrames.newMoment(to: "b", momentId: "m", senderName: nil, sentAt: at), subject: nil,
+                 traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        try same(RealtimeDisconnect(sessionIds: ["s"], reason: "logged_out"), subject: "u", traceparent: nil)
+        try same(PushRequest(userId: "u", app: .luckyday, kind: "luckyday.cookie_ready", delivery: .alert, messageKey: "luckyday.cookie_ready",
+                             args: ["a": "b"], collapseKey: "c", ttlSeconds: 3600, data: ["x": "1"]), subject: "u", traceparent: nil)
+    }
+
     @Test("each payload names its stream: events of its producer, push jobs, real-time frames")
     func streams() {
         let names = StreamNames(prefix: "lantern")
