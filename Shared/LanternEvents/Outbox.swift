@@ -185,7 +185,8 @@ public struct OutboxRelay: Service {
     }
 
     /// Publishes up to `batchSize` rows; returns how many. The rows are taken (`DELETE … RETURNING`, skipping rows
-    /// another relay holds) and published inside one transaction: a publish that fails rolls the delete back, so
+    /// another relay holds; `= ANY(ARRAY(…))` keeps both scans on the primary key, where `IN (…)` is planned as a
+    /// hash join over the whole table) and published inside one transaction: a publish that fails rolls the delete back, so
     /// nothing is lost, and a batch costs three round trips to PostgreSQL (`BEGIN`, the delete, `COMMIT`).
     @discardableResult
     public func relayBatch() async throws -> Int {
@@ -193,8 +194,8 @@ public struct OutboxRelay: Service {
         return try await client.transaction(logger: logger) { connection in
             step.set("taking rows from the outbox")
             let rows = try await connection.query("""
-                DELETE FROM \(unescaped: outbox.schema).outbox WHERE seq IN (
-                    SELECT seq FROM \(unescaped: outbox.schema).outbox ORDER BY seq LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+                DELETE FROM \(unescaped: outbox.schema).outbox WHERE seq = ANY(ARRAY(
+                    SELECT seq FROM \(unescaped: outbox.schema).outbox ORDER BY seq LIMIT \(batchSize) FOR UPDATE SKIP LOCKED))
                 RETURNING seq, stream, payload
                 """, logger: logger)
             var taken: [(seq: Int64, stream: String, encoded: String)] = []

@@ -179,11 +179,11 @@ struct ReportStore: ReportRecords {
         try await client.transaction(logger: logger) { connection in
             let rows = try await connection.query("""
                 UPDATE content.reports SET leased_until = \(until)
-                WHERE id IN (SELECT r.id FROM content.reports r
+                WHERE id = ANY(ARRAY(SELECT r.id FROM content.reports r
                              WHERE r.status = 'pending' AND r.next_attempt_at <= \(now) AND (r.leased_until IS NULL OR r.leased_until <= \(now))
                                -- A refunded report is not written (no model call for it) until a REFUND_REVERSED.
                                AND EXISTS (SELECT 1 FROM content.report_purchases p WHERE p.report_id = r.id AND p.revoked_at IS NULL)
-                             ORDER BY r.next_attempt_at LIMIT \(limit) FOR UPDATE OF r SKIP LOCKED)
+                             ORDER BY r.next_attempt_at LIMIT \(limit) FOR UPDATE OF r SKIP LOCKED))
                 RETURNING id
                 """, logger: logger)
             var ids: [UUID] = []

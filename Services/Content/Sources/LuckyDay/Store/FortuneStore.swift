@@ -106,7 +106,7 @@ struct FortuneStore: Sendable {
                 SELECT $2, user_id, $7, $8, $9, $10, $11, $12, $13 FROM decided),
             announced AS (
                 INSERT INTO content.outbox (stream, event_id, payload) SELECT $14, $15, $16 FROM decided),
-            made AS (DELETE FROM content.next_fortunes n USING decided d WHERE n.user_id = d.user_id),
+            made AS (DELETE FROM content.next_fortunes WHERE user_id = $1 AND EXISTS (SELECT 1 FROM decided)),
             ahead AS (
                 INSERT INTO content.pregeneration (user_id, due_at) SELECT user_id, $17 FROM decided
                 ON CONFLICT (user_id) DO UPDATE SET due_at = excluded.due_at, leased_until = NULL),

@@ -25,9 +25,9 @@ struct ScheduleStore: Sendable {
     func leasePregenerations(now: Date, leaseUntil: Date, limit: Int) async throws -> [UUID] {
         let rows = try await client.query("""
             UPDATE content.pregeneration SET leased_until = \(leaseUntil)
-            WHERE user_id IN (SELECT user_id FROM content.pregeneration
-                              WHERE due_at <= \(now) AND (leased_until IS NULL OR leased_until < \(now))
-                              ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            WHERE user_id = ANY(ARRAY(SELECT user_id FROM content.pregeneration
+                                      WHERE due_at <= \(now) AND (leased_until IS NULL OR leased_until < \(now))
+                                      ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
             RETURNING user_id
             """, logger: logger)
         var users: [UUID] = []
@@ -70,8 +70,8 @@ struct ScheduleStore: Sendable {
     func sendDueReminders(now: Date, limit: Int) async throws -> Int {
         let sent = try await client.transaction(logger: logger) { connection -> Int in
             let rows = try await connection.query("""
-                DELETE FROM content.reminders WHERE user_id IN (
-                    SELECT user_id FROM content.reminders WHERE due_at <= \(now) ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                DELETE FROM content.reminders WHERE user_id = ANY(ARRAY(
+                    SELECT user_id FROM content.reminders WHERE due_at <= \(now) ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
                 RETURNING user_id
                 """, logger: logger)
             var users: [UUID] = []

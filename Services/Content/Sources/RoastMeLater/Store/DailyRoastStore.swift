@@ -73,9 +73,9 @@ struct DailyRoastStore: DailyRoastRecords {
     func leaseDue(now: Date, leaseUntil: Date, limit: Int) async throws -> [DueWidget] {
         let rows = try await client.query("""
             UPDATE content.roast_widgets SET leased_until = \(leaseUntil)
-            WHERE user_id IN (SELECT user_id FROM content.roast_widgets
-                              WHERE due_at <= \(now) AND (leased_until IS NULL OR leased_until < \(now))
-                              ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            WHERE user_id = ANY(ARRAY(SELECT user_id FROM content.roast_widgets
+                                      WHERE due_at <= \(now) AND (leased_until IS NULL OR leased_until < \(now))
+                                      ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
             RETURNING user_id, categories, max_spice, language, time_zone, next_day::text, last_viewed_day::text
             """, logger: logger)
         var due: [DueWidget] = []

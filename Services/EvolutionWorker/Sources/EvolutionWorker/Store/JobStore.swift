@@ -46,9 +46,8 @@ struct JobStore: EvolutionJobs {
     func claimDue(now: Date, lease: Duration, limit: Int) async throws -> [EvolutionJob] {
         let rows = try await client.query("""
             UPDATE evolution.jobs j SET due_at = \(now.addingTimeInterval(lease.inSeconds))
-            FROM (SELECT evolution_id FROM evolution.jobs WHERE status = 'pending' AND due_at <= \(now)
-                  ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) AS due
-            WHERE j.evolution_id = due.evolution_id
+            WHERE j.evolution_id = ANY(ARRAY(SELECT evolution_id FROM evolution.jobs WHERE status = 'pending' AND due_at <= \(now)
+                                             ORDER BY due_at LIMIT \(limit) FOR UPDATE SKIP LOCKED))
             RETURNING j.evolution_id, j.user_id, j.stage, j.state, j.previous_image_key, j.seed, j.attempts, j.request
             """, logger: logger)
         var jobs: [EvolutionJob] = []
