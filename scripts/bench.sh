@@ -36,11 +36,27 @@ ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astr
 part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
-start_postgres bench "$PG_PORT" "-c fsync=off -c synchronous_commit=off"
+# BENCH_PG_STATEMENTS=1: PostgreSQL counts its statements (pg_stat_statements), and the Lucky Day part prints, after
+# the breaks through the gateway, the statements that took the most time and the tables read by sequential scans.
+PG_OPTIONS="-c fsync=off -c synchronous_commit=off"
+[ -n "${BENCH_PG_STATEMENTS:-}" ] && PG_OPTIONS+=" -c shared_preload_libraries=pg_stat_statements"
+start_postgres bench "$PG_PORT" "$PG_OPTIONS"
 start_redis bench "$REDIS_PORT"
 ADMIN_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/postgres"
 psql_url "$ADMIN_URL" "DROP DATABASE IF EXISTS lantern_bench WITH (FORCE)"
 psql_url "$ADMIN_URL" "CREATE DATABASE lantern_bench"
+BENCH_DB_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench"
+[ -n "${BENCH_PG_STATEMENTS:-}" ] && psql_url "$BENCH_DB_URL" "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
+# pg_counters_reset / pg_counters NAME: with BENCH_PG_STATEMENTS, zero PostgreSQL's counters, then print what ran since.
+pg_counters_reset() {
+  [ -n "${BENCH_PG_STATEMENTS:-}" ] || return 0
+  psql_url "$BENCH_DB_URL" "SELECT pg_stat_statements_reset(), pg_stat_reset()" > /dev/null
+}
+pg_counters() {
+  [ -n "${BENCH_PG_STATEMENTS:-}" ] || return 0
+  psql_url "$BENCH_DB_URL" "SELECT format('pg.$1 statement calls=%s total=%sms mean=%sms rows=%s: %s', calls, round(total_exec_time), round(mean_exec_time::numeric, 3), rows, left(regexp_replace(query, '\s+', ' ', 'g'), 160)) FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8" | tee -a "$OUT"
+  psql_url "$BENCH_DB_URL" "SELECT format('pg.$1 table %s.%s seq_scan=%s seq_tup_read=%s idx_scan=%s', schemaname, relname, seq_scan, seq_tup_read, idx_scan) FROM pg_stat_user_tables WHERE seq_scan > 0 ORDER BY seq_tup_read DESC LIMIT 8" | tee -a "$OUT"
+}
 
 say "building release binaries (a first release build takes ~12 minutes)"
 for entry in "${LANTERN_SERVICES[@]}" "astrology-bench" "lantern-bench"; do
@@ -233,13 +249,27 @@ for _ in $(seq 1 1200); do
   [ "$made" -ge "$LUCKYDAY_USERS" ] && break; sleep 0.5
 done
 say "fortunes made ahead: $made"
+# A service that has run for a while: 30 days of revealed fortunes per user (the latest opened more than 24 hours
+# ago, so every cookie is ready to break), then VACUUM ANALYZE, as pgbench does before it measures, so that plans are
+# made on the tables' real sizes.
+psql_url "$LUCKYDAY_URL" "
+  INSERT INTO content.fortunes (id, user_id, text, text_hash, artisanal, source, revealed_at, opens_again_at)
+  SELECT gen_random_uuid(), p.user_id, 'A past fortune, day ' || d || ', for ' || p.user_id, sha256(convert_to(d || p.user_id::text, 'UTF8')),
+         true, 'local', now() - make_interval(days => d + 1), now() - make_interval(days => d)
+  FROM content.luckyday_profiles p, generate_series(1, 30) AS d;
+  UPDATE content.luckyday_profiles p SET latest_fortune_id = (SELECT id FROM content.fortunes f WHERE f.user_id = p.user_id
+                                                               ORDER BY revealed_at DESC LIMIT 1)" > /dev/null
+psql_url "$LUCKYDAY_URL" "VACUUM ANALYZE" > /dev/null
+say "history: $(psql_url "$LUCKYDAY_URL" "SELECT count(*) FROM content.fortunes") fortunes revealed before the run"
 # Three quarters break through the gateway, next to the floor of the same run before and after (wrk, 64 connections,
 # GET /v1/me as the same users); the rest straight to content. Each user breaks once (break.lua).
 head -n $(( LUCKYDAY_USERS * 3 / 4 )) "$STATE/bench/luckyday-tokens.txt" > "$STATE/bench/luckyday-gateway.txt"
 tail -n +$(( LUCKYDAY_USERS * 3 / 4 + 1 )) "$STATE/bench/luckyday-tokens.txt" > "$STATE/bench/luckyday-direct.txt"
 TOKENS_FILE="$STATE/bench/luckyday-gateway.txt" run_wrk luckyday-me-gateway http://127.0.0.1:18080/v1/me 64 users.lua
+pg_counters_reset
 TOKENS_FILE="$STATE/bench/luckyday-gateway.txt" CONNECTIONS=64 DURATION=120s \
   run_wrk luckyday-break-gateway http://127.0.0.1:18080/v1/fortunes/today/break 64 break.lua
+pg_counters luckyday-break-gateway
 TOKENS_FILE="$STATE/bench/luckyday-gateway.txt" run_wrk luckyday-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
 TOKENS_FILE="$STATE/bench/luckyday-direct.txt" CONNECTIONS=64 DURATION=120s \
   run_wrk luckyday-break-direct http://127.0.0.1:18084/v1/fortunes/today/break 64 break.lua

@@ -71,14 +71,18 @@ struct FortuneStore: Sendable {
     }
 
     /// The read of every break, prepared once per connection (planned once, not per request).
+    ///
+    /// Each joined row is a lateral lookup by key, fenced with `OFFSET 0` so that it stays one: a plain join let the
+    /// planner, on a connection whose generic plan was made while `fortunes` had never been analyzed (a new
+    /// deployment, the benchmark), hash the profile and scan every fortune on every break for the connection's life.
     struct ReadBreakContext: PostgresPreparedStatement {
         static let sql = """
             SELECT p.version, p.time_zone, p.artisanal_used,
                    f.id, f.text, f.artisanal, f.revealed_at, f.opens_again_at, f.idempotency_key,
                    n.text, n.artisanal, n.source, n.pool_position, n.profile_version, n.for_date
             FROM content.luckyday_profiles p
-            LEFT JOIN content.fortunes f ON f.id = p.latest_fortune_id
-            LEFT JOIN content.next_fortunes n ON n.user_id = p.user_id
+            LEFT JOIN LATERAL (SELECT * FROM content.fortunes WHERE id = p.latest_fortune_id OFFSET 0) f ON true
+            LEFT JOIN LATERAL (SELECT * FROM content.next_fortunes WHERE user_id = p.user_id OFFSET 0) n ON true
             WHERE p.user_id = $1
             """
         typealias Row = (Int, String, Int, UUID?, String?, Bool?, Date?, Date?, String?, String?, Bool?, String?, Int?, Int?, Date?)
