@@ -7,7 +7,9 @@
 #   4. Pairly real-time (upload → WebSocket, idle sockets),
 #   5. push-worker → fake APNs (TLS, HTTP/2) throughput,
 #   6. astrology: a natal chart in process next to libswe's floor, and charts/s through the gateway,
-#   7. Lucky Day: breaking made-ahead cookies through the gateway next to GET /v1/me of the same run (and at content), breaking with an 8 s slow
+#   7. Lucky Day: 8,000 users (BENCH_LUCKYDAY_USERS) with 30 days of history break their made-ahead cookies through
+#      the gateway next to GET /v1/me of the same run (and at content; BENCH_PG_STATEMENTS=1 adds the statements and
+#      sequential scans of PostgreSQL), breaking with an 8 s slow
 #      model (5 s budget), the local generator and the router's overhead in process, content's idle memory,
 #   8. AstroSvitla: purchase verification, local reports and PDFs in process; its catalogue through the gateway,
 #   9. RoastMeLater: roasts written (local generator) and the large widget read through the gateway, each next to

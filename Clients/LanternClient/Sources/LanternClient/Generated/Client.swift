@@ -1375,8 +1375,10 @@ public struct Client: APIProtocol {
     }
     /// End the current session
     ///
-    /// Revokes the session named by the access token's `sid`: its refresh tokens stop working. The access
-    /// token itself stays valid until it expires. No request body is read.
+    /// Revokes the session named by the access token's `sid`: its refresh tokens stop working, and its open
+    /// real-time sockets (`/v1/realtime`, `/socket.io/`) end with the `session_ended` frame (`logged_out`) and
+    /// refuse its tokens from then on (401 `session_revoked`). The access token itself stays valid for the other
+    /// routes until it expires. No request body is read.
     ///
     ///
     /// - Remark: HTTP `POST /v1/auth/logout`.

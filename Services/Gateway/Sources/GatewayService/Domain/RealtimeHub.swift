@@ -1,7 +1,6 @@
 import Foundation
 import LanternContracts
 import LanternCore
-import LanternTokens
 import Synchronization
 
 /// The open real-time connections this gateway instance holds, by user, each with the session its token belongs to.
@@ -90,15 +89,16 @@ final class RealtimeHub: Sendable {
         return ended.count
     }
 
-    /// Why a token of `user` and `session` may not open a socket here (`account_deleted`, `session_revoked`), if so.
-    func refusal(user: String, session: String?) -> TokenError? {
+    /// Why a token of `user` and `session` may not open a socket here, if so.
+    enum Refusal: Sendable, Equatable {
+        case accountDeleted
+        case sessionEnded
+    }
+
+    func refusal(user: String, session: String?) -> Refusal? {
         let now = ContinuousClock.now
-        if endedUsers.withLock({ ($0[user] ?? now) > now }) {
-            return TokenError("account_deleted", "The account of this token was deleted.")  // as identity answers
-        }
-        if let session = session?.lowercased(), endedSessions.withLock({ ($0[session] ?? now) > now }) {
-            return TokenError("session_revoked", "This token's session has ended; sign in again.")
-        }
+        if endedUsers.withLock({ ($0[user] ?? now) > now }) { return .accountDeleted }
+        if let session = session?.lowercased(), endedSessions.withLock({ ($0[session] ?? now) > now }) { return .sessionEnded }
         return nil
     }
 

@@ -84,7 +84,11 @@ struct RealtimeConnections: Sendable {
             throw Problem(status: 403, code: "realtime_not_available", title: "No real-time feed",
                           detail: "\(claims.app ?? "This token's app") has no real-time feed.")
         }
-        if let refusal = hub.refusal(user: user, session: claims.sid) { throw refusal }
+        switch hub.refusal(user: user, session: claims.sid) {
+        case .accountDeleted: throw TokenError("account_deleted", "The account of this token was deleted.")  // as identity answers
+        case .sessionEnded: throw TokenError("session_revoked", "This token's session has ended; sign in again.")
+        case nil: break
+        }
         return (claims, user)
     }
 
