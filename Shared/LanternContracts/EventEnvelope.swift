@@ -51,7 +51,7 @@ public struct EventEnvelope: Codable, Sendable, Equatable {
         return String(decoding: try JSONEncoder.lantern.encode(typed), as: UTF8.self)
     }
 
-    /// An envelope whose `data` is still the typed payload; encodes exactly as `EventEnvelope.encode(to:)` does.
+    /// An envelope whose `data` is the typed payload (or, for `EventEnvelope` itself, its `JSONValue`).
     private struct Typed<P: Encodable>: Encodable {
         var id: UUID, type: String, version: Int, occurredAt: Date, producer: String, subject: String?, traceparent: String?, data: P
 
@@ -80,16 +80,9 @@ public struct EventEnvelope: Codable, Sendable, Equatable {
         case id, type, version, occurredAt, producer, subject, traceparent, data
     }
 
+    /// One encoding for both shapes (`Typed`): the contract lists subject and traceparent as "… or null", always present.
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id.lowercased, forKey: .id)
-        try c.encode(type, forKey: .type)
-        try c.encode(version, forKey: .version)
-        try c.encode(occurredAt, forKey: .occurredAt)
-        try c.encode(producer, forKey: .producer)
-        // The contract lists subject and traceparent as "… or null": always present.
-        try c.encode(subject, forKey: .subject)
-        try c.encode(traceparent, forKey: .traceparent)
-        try c.encode(data, forKey: .data)
+        try Typed(id: id, type: type, version: version, occurredAt: occurredAt, producer: producer, subject: subject,
+                  traceparent: traceparent, data: data).encode(to: encoder)
     }
 }
