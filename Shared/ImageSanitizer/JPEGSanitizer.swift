@@ -21,6 +21,9 @@ enum JPEGSanitizer {
             guard data[i] == 0xFF else { throw .malformed("expected a marker at byte \(i)") }
             while i < data.count, data[i] == 0xFF { i += 1 }  // fill bytes
             let marker = try b.u8(i)
+            // 0xFF00 is a stuffed zero of scan data, not a marker: read as a segment, its "length" would swallow the
+            // tables and the frame header that follow (libjpeg skips it as garbage; refusing is the safe answer).
+            guard marker != 0x00 else { throw .malformed("0xFF00 where a marker should be, at byte \(i - 1)") }
             i += 1
             switch marker {
             case 0xD9:  // EOI
@@ -62,6 +65,8 @@ enum JPEGSanitizer {
             case 0xFE:
                 removed.append("COM")
             case 0xDA:  // SOS: header, then entropy-coded data up to the next real marker
+                // A decoder needs the frame before its scans; one placed after them would leave the output undecodable.
+                guard size != nil else { throw .malformed("a scan before the frame header") }
                 out += [0xFF] + segment.dropFirst()
                 var j = i + length
                 while true {

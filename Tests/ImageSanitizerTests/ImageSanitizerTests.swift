@@ -271,6 +271,21 @@ struct AllowListTests {
         }
     }
 
+    @Test("JPEG: 0xFF00 where a marker should be is refused (read as a segment it swallowed the tables and the frame), and so is a scan before the frame header (fuzzing found both: decodable in, undecodable out)")
+    func strayZeroMarker() throws {
+        let original = try ImageSanitizerTests.fixture("with-exif.jpg")
+        // After SOI: fill bytes, then 0xFF00 and two bytes a segment reader would take for a length covering the rest.
+        let stray: [UInt8] = [0xFF, 0xFF, 0xFF, 0x00, 0x02, 0x4E]
+        #expect(throws: ImageRejection.malformed("0xFF00 where a marker should be, at byte 4")) {
+            try ImageSanitizer().sanitize(Array(original.prefix(2)) + stray + Array(original.dropFirst(2)))
+        }
+        // A scan header straight after SOI, the real frame later.
+        let scan = Self.segment(0xDA, [1, 1, 0x00, 0, 63, 0]) + [0x12, 0x34]
+        #expect(throws: ImageRejection.malformed("a scan before the frame header")) {
+            try ImageSanitizer().sanitize(Array(original.prefix(2)) + scan + Array(original.dropFirst(2)))
+        }
+    }
+
     static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
