@@ -206,7 +206,7 @@ let package = Package(
         .systemLibrary(name: "CHiredis", path: "Shared/CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(
             name: "LanternRedis",
-            dependencies: ["CHiredis", "LanternCore", nioCore, nioPosix, lifecycle, logging],
+            dependencies: ["CHiredis", "LanternCore", crypto, nioCore, nioPosix, lifecycle, logging],
             path: "Shared/LanternRedis",
             swiftSettings: strict
         ),
@@ -234,7 +234,7 @@ let package = Package(
 
         .target(
             name: "LanternLLM",
-            dependencies: ["LanternCore", httpClient, crypto, logging, metrics, nioCore, nioFoundation,
+            dependencies: ["LanternCore", "LanternRedis", httpClient, crypto, logging, metrics, nioCore, nioFoundation,
                            .product(name: "NIOHTTP1", package: "swift-nio")],
             path: "Shared/LanternLLM",
             swiftSettings: strict
@@ -281,7 +281,7 @@ let package = Package(
         .target(
             name: "ContentKit",
             dependencies: ["LanternAppStore", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP", "LanternLLM",
-                           "LanternService", hummingbird, postgres, httpClient, logging],
+                           "LanternRedis", "LanternService", hummingbird, postgres, httpClient, logging],
             path: "Services/Content/Sources/ContentKit",
             swiftSettings: strict
         ),
@@ -461,7 +461,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LanternLLMTests",
-            dependencies: ["LanternLLM", "LanternCore", "LanternTestSupport", httpClient],
+            dependencies: ["LanternLLM", "LanternCore", "LanternRedis", "LanternTestSupport", httpClient],
             path: "Tests/LanternLLMTests",
             swiftSettings: strict
         ),

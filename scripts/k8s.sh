@@ -2,7 +2,8 @@
 # The Kubernetes manifests (docs/deploy.md): infra/k8s/base and its overlays, each service's part in
 # Services/<Folder>/deploy/.
 #   bash scripts/k8s.sh render   writes `kubectl kustomize` of base, dev and prod to infra/k8s/rendered/<name>.yaml
-#                                (committed, for operators without kustomize)
+#                                (committed, for operators without kustomize), after the dev overlay's Redis users
+#                                file (overlays/dev/redis-users.acl, from infra/redis/users.acl)
 #   bash scripts/k8s.sh check    validates the renders against the Kubernetes $K8S_VERSION schemas (strict: unknown
 #                                fields are errors), asserts infra/k8s/invariants.py, and, when kubectl is on PATH,
 #                                fails when the renders are stale. CI runs it; it needs python3 (PyYAML and
@@ -16,6 +17,19 @@ RENDERS=(base dev prod)
 K8S_VERSION="${K8S_VERSION:-1.30.0}"
 
 die() { printf 'k8s.sh: %s\n' "$*" >&2; exit 1; }
+source "$ROOT/scripts/redis-users.sh"
+
+# write_dev_redis_users: overlays/dev/redis-users.acl, every service's Redis user with the dev-only password
+# lantern-dev-only-redis-<service> that the overlay's redis-url literals use (invariants.py checks they agree).
+write_dev_redis_users() {
+  local dir services service out="$K8S/overlays/dev/redis-users.acl"
+  services="$(redis_users)" || die "cannot read infra/redis/users.acl"
+  dir="$(mktemp -d)"
+  for service in $services; do printf 'lantern-dev-only-redis-%s' "$service" > "$dir/$service"; done
+  redis_acl_file "$dir" > "$out.tmp" || { rm -rf "$dir" "$out.tmp"; die "cannot write $out"; }
+  rm -rf "$dir"
+  mv "$out.tmp" "$out"
+}
 
 source_dir() { if [ "$1" = base ]; then echo "infra/k8s/base"; else echo "infra/k8s/overlays/$1"; fi; }
 
@@ -95,6 +109,7 @@ check() {
 
 case "${1:-}" in
   render)
+    write_dev_redis_users
     render_into "$RENDERED"
     echo "wrote $(for name in "${RENDERS[@]}"; do printf 'infra/k8s/rendered/%s.yaml ' "$name"; done)"
     ;;

@@ -4,6 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/services.sh"
 source "$(dirname "$0")/local-settings.sh"
+source "$(dirname "$0")/redis-users.sh"
 # Every variable a service reads can be set for the local stack: in the environment, or in local.env (not
 # committed; local.env.example). What neither sets gets the development default below.
 load_local_settings "$ROOT/local.env"
@@ -28,7 +29,18 @@ BIN="$(cd "$ROOT" && swift build -c "$CONFIG" --show-bin-path)"
 
 mkdir -p "$STATE/logs" "$STATE/run"
 default_setting DATABASE_URL "postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern"
-default_setting REDIS_URL "redis://127.0.0.1:$REDIS_PORT/0"
+# Each service signs in to Redis as its own user, with only the rights RedisAccess gives it (infra/redis/users.acl),
+# as in a deployment: the passwords are made once under dev/redis-users, the users set again on every start (Redis
+# keeps no users across restarts; the default user stays open for the developer's redis-cli). A caller's REDIS_URL
+# (or REDIS_URL_FILE) is every service's, as it is.
+REDIS_USERS=""
+if [ -z "${REDIS_URL+set}${REDIS_URL_FILE+set}" ]; then
+  REDIS_USERS="$STATE/dev/redis-users"
+  redis_passwords "$REDIS_USERS"
+  REDIS_USERS_PREFIX="${STREAM_PREFIX:-lantern}" redis_apply_users "$REDIS_USERS" "$REDIS_PORT" \
+    || die "could not set the services' Redis users (Redis on 127.0.0.1:$REDIS_PORT)"
+  say "Redis users: one per service (RedisAccess), passwords in $REDIS_USERS"
+fi
 # The local stack is development: the development identity provider and built-in keys are allowed (never in a
 # deployment, where LANTERN_ENVIRONMENT is unset and means production).
 default_setting LANTERN_ENVIRONMENT development
@@ -82,6 +94,8 @@ for entry in "${LANTERN_SERVICES[@]}"; do
     signin_summary "http://$HOST:$DEV_IDENTITY_PORT" > "$STATE/run/signin"
     while read -r provider how; do say "  sign-in: $provider $how"; done < "$STATE/run/signin"
   fi
+  # Signed in to Redis as itself.
+  if [ -n "$REDIS_USERS" ]; then REDIS_URL="$(redis_url "$REDIS_USERS" "$name" 127.0.0.1 "$REDIS_PORT")"; export REDIS_URL; fi
   HTTP_PORT="$port" OPS_PORT="$ops" nohup "$BIN/$name" >>"$STATE/logs/$name.log" 2>&1 &
   echo $! > "$pidfile"
   wait_http "http://$HOST:$ops/health/ready" 60 || { tail -n 30 "$STATE/logs/$name.log" >&2; die "$name did not become ready"; }

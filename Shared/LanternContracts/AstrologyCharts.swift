@@ -77,8 +77,11 @@ public struct NatalChartSummary: Codable, Sendable, Equatable {
 public enum AstrologyEndpoint {
     /// `POST`, the app's birth data (`date`, `time`, `place`): `NatalChartSummary` (and more).
     public static let natalChartPath = "/internal/astrology/charts/natal"
-    /// `POST`, the same body: the chart drawn as SVG (`?theme=light`).
+    /// `POST`, the same body: the chart drawn as SVG (`?theme=light`; `&fingerprint=` to draw it only if the birth
+    /// data's chart has that fingerprint, else 409 `fingerprint_mismatch`, checked before any casting).
     public static let natalChartSVGPath = "/internal/astrology/charts/natal.svg"
+    /// The problem code of a chart whose fingerprint is not the one asked for.
+    public static let fingerprintMismatch = "fingerprint_mismatch"
 
     /// Natal chart of birth data; what a caller reads of it.
     public static let natalChart = InternalRoute<BirthData, NatalChartSummary>(service: "astrology", path: natalChartPath, callers: ["content"])

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import LanternCore
+import LanternRedis
 import Logging
 
 /// The LLM layer's configuration, read and validated at start-up. Model ids live here only, never in code.
@@ -12,12 +13,16 @@ import Logging
 ///   `OPENAI_API_KEY` for OpenAI-compatible servers. A list naming a provider that is not configured is refused.
 /// - `LLM_ATTEMPTS_PER_MODEL`, `LLM_COOLDOWN_FAILURES`, `LLM_COOLDOWN_SECONDS`, `LLM_MAX_CONCURRENCY`,
 ///   `LLM_CACHE_ENTRIES`: the router's policy.
+/// - `LLM_CALLS_PER_ACCOUNT_PER_DAY` (default 50, 0 for none): model calls one account may cause in a UTC day; past
+///   it the account's texts come from the local generator (`ModelCallBudget`).
 public struct LLMConfiguration: Sendable {
     public var defaultRoute: [RouteStep]
     public var routes: [String: [RouteStep]]
     public var gemini: (baseURL: String, apiKey: String)?
     public var openAI: (baseURL: String, apiKey: String?)?
     public var policy: RouterPolicy
+    /// `LLM_CALLS_PER_ACCOUNT_PER_DAY`; 0 for no limit.
+    public var callsPerAccountPerDay: Int
 
     public static let geminiURL = "https://generativelanguage.googleapis.com"
 
@@ -62,14 +67,18 @@ public struct LLMConfiguration: Sendable {
         policy.maxConcurrency = try settings.int("llm.max.concurrency", default: policy.maxConcurrency, range: 1...10_000)
         policy.cacheEntries = try settings.int("llm.cache.entries", default: policy.cacheEntries, range: 0...1_000_000)
         self.policy = policy
+        callsPerAccountPerDay = try settings.int("llm.calls.per.account.per.day", default: 50, range: 0...1_000_000)
     }
 
-    /// The router over the configured providers and the service's local grammars.
-    public func makeRouter(local: LocalGenerator, http: HTTPClient = .shared, clock: WallClock = .system, logger: Logger) -> LLMRouter {
+    /// The router over the configured providers and the service's local grammars; with `redis`, the accounts' daily
+    /// model calls are counted there (`ModelCallBudget`, keys under `prefix`).
+    public func makeRouter(local: LocalGenerator, http: HTTPClient = .shared, redis: RedisClient? = nil, prefix: String = "lantern",
+                           clock: WallClock = .system, logger: Logger) -> LLMRouter {
         var providers: [any LLMProvider] = []
         if let gemini { providers.append(GeminiProvider(baseURL: gemini.baseURL, apiKey: gemini.apiKey, http: http)) }
         if let openAI { providers.append(OpenAICompatibleProvider(baseURL: openAI.baseURL, apiKey: openAI.apiKey, http: http)) }
+        let budget = redis.map { ModelCallBudget(callsPerDay: callsPerAccountPerDay, redis: $0, prefix: prefix, clock: clock, logger: logger) }
         return LLMRouter(routes: routes, defaultRoute: defaultRoute, providers: providers, local: local, policy: policy,
-                         clock: clock, logger: logger)
+                         budget: budget ?? .unlimited, clock: clock, logger: logger)
     }
 }

@@ -96,6 +96,9 @@ public struct LLMRequest: Sendable {
     /// Choices the local generator must make, by rule (`fortune` → the user's next unused hand-written fortune),
     /// taken modulo the rule's alternatives; remote providers never see them.
     public var pinned: [String: Int] = [:]
+    /// The account the text is for, when it counts against the account's daily model calls (`ModelCallBudget`);
+    /// nil for texts that do not (a purchased report). Never sent to a provider and not part of the cache key.
+    public var account: String?
 
     public init(task: String, system: String, instruction: String, descriptors: [Descriptor], format: OutputFormat = .text,
                 rules: OutputRules = OutputRules(), seed: GenerationSeed, maxOutputTokens: Int = 256, temperature: Double = 0.9,

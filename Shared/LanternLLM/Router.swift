@@ -71,11 +71,12 @@ public final class LLMRouter: Sendable {
     let policy: RouterPolicy
     let health: ModelHealth
     let cache: ResponseCache
+    let budget: ModelCallBudget
     let logger: Logger
 
     public init(routes: [String: [RouteStep]], defaultRoute: [RouteStep], providers: [any LLMProvider], local: LocalGenerator,
                 policy: RouterPolicy = RouterPolicy(), outputGuard: OutputGuard = OutputGuard(), privacy: PrivacyGuard = PrivacyGuard(),
-                clock: WallClock = .system, logger: Logger = Logger(label: "llm")) {
+                budget: ModelCallBudget = .unlimited, clock: WallClock = .system, logger: Logger = Logger(label: "llm")) {
         self.routes = routes
         self.defaultRoute = defaultRoute
         self.providers = Dictionary(providers.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -86,6 +87,7 @@ public final class LLMRouter: Sendable {
         self.policy = policy
         self.health = ModelHealth(failures: policy.coolDownFailures, coolDown: policy.coolDown.inSeconds, clock: clock)
         self.cache = ResponseCache(capacity: policy.cacheEntries, maxAge: policy.cacheMaxAge.inSeconds, clock: clock)
+        self.budget = budget
         self.logger = logger
     }
 
@@ -107,6 +109,8 @@ public final class LLMRouter: Sendable {
         // local grammar writes (a third of a local roast's CPU went to it).
         var privacyFailure: ProviderFailure?
         var privacyChecked = false
+        // The account's daily model calls (`ModelCallBudget`): counted once, just before the first call it would make.
+        var budgetSpent: Bool?
 
         for (index, step) in steps.enumerated() {
             let reserve = steps[(index + 1)...].contains(.local) ? policy.localReserve : .zero
@@ -139,6 +143,12 @@ public final class LLMRouter: Sendable {
                 if let until = health.skippedUntil(label) {
                     RouterMetrics.skipped(provider: providerName, model: model, task: request.task, reason: "cooling_down")
                     fallbacks.append("\(label): cooling down until \(until.ISO8601Format())")
+                    continue
+                }
+                if let account = request.account, budgetSpent == nil { budgetSpent = !(await budget.spend(account: account)) }
+                if budgetSpent == true {
+                    RouterMetrics.skipped(provider: providerName, model: model, task: request.task, reason: "account_budget")
+                    fallbacks.append("\(label): the account's model calls for today are spent")
                     continue
                 }
                 let outcome = await attempt(request, provider: provider, model: model, label: label, limit: limit,

@@ -1,16 +1,16 @@
 import Crypto
 import Foundation
 import LanternCore
-import LanternRedis
 import Logging
 
-/// Fixed-window request counters in Redis, shared by every gateway instance: the low limits (sign-in, invite
-/// codes), where every request must be counted everywhere at once. The per-user limit of all other routes is
+/// Fixed-window counters in Redis, shared by every replica, for limits where each use must be counted everywhere
+/// at once: the gateway's low limits (sign-in, invite codes) and the cost limits of the services (renders per
+/// account and minute, model calls per account and day). The gateway's per-user limit of all other routes is
 /// counted in memory (`RateCounters`).
 ///
-/// One round trip per request (a Lua script: INCR, set the window's expiry on first use, read the TTL).
-/// When Redis is unreachable the gateway lets requests through and logs it: losing rate limiting for a moment is
-/// better than refusing every user.
+/// One round trip per use (a Lua script: INCR, set the window's expiry on first use, read the TTL).
+/// When Redis is unreachable the use is allowed and logged: losing a limit for a moment is better than refusing
+/// every user.
 public struct RateLimiter: Sendable {
     public enum Decision: Sendable, Equatable {
         case allowed(remaining: Int)
@@ -37,7 +37,8 @@ public struct RateLimiter: Sendable {
         self.scriptSHA = Self.sha1Hex(Self.script)
     }
 
-    /// Counts one request for `key` against `limit` per `window`.
+    /// Counts one use for `key` against `limit` per `window` (the window starts at the key's first use). The key is
+    /// `<prefix>:ratelimit:<scope>:<key>`.
     public func check(scope: String, key: String, limit: Int, window: Duration = .seconds(60)) async -> Decision {
         let redisKey = "\(prefix):ratelimit:\(scope):\(key)"
         let windowMillis = String(window.milliseconds)
@@ -57,7 +58,7 @@ public struct RateLimiter: Sendable {
             }
             return .allowed(remaining: limit - count)
         } catch {
-            logger.warning("rate limiter unavailable; allowing request", metadata: ["error": "\(error)"])
+            logger.warning("rate limiter unavailable; allowing", metadata: ["scope": "\(scope)", "error": "\(error)"])
             return .allowed(remaining: limit)
         }
     }

@@ -3,16 +3,21 @@ import Foundation
 import LanternCore
 import Synchronization
 
-/// Where to find Redis: parsed from `redis://[:password@]host:port[/db]` (`REDIS_URL`).
+/// Where to find Redis and as whom: parsed from `redis://[[user]:password@]host:port[/db]` (`REDIS_URL`). Each
+/// service signs in as its own user (`AUTH user password`, Redis 6+ ACLs; `RedisAccess` says what each may do); a URL
+/// with a password only signs in as the `default` user.
 public struct RedisEndpoint: Sendable, Equatable {
     public var host: String
     public var port: Int
+    /// The ACL user; nil for `default`.
+    public var user: String?
     public var password: String?
     public var database: Int
 
-    public init(host: String = "127.0.0.1", port: Int = 6379, password: String? = nil, database: Int = 0) {
+    public init(host: String = "127.0.0.1", port: Int = 6379, user: String? = nil, password: String? = nil, database: Int = 0) {
         self.host = host
         self.port = port
+        self.user = user
         self.password = password
         self.database = database
     }
@@ -25,7 +30,11 @@ public struct RedisEndpoint: Sendable, Equatable {
         guard path.isEmpty || Int(path) != nil else {
             throw ConfigurationError(variable: variable, message: "database must be a number, got '\(path)'")
         }
-        self.init(host: host, port: c.port ?? 6379, password: c.password?.removingPercentEncoding, database: Int(path) ?? 0)
+        let user = c.user?.removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 }
+        if user != nil, c.password == nil {
+            throw ConfigurationError(variable: variable, message: "names a user without a password (redis://user:password@host:6379/0)")
+        }
+        self.init(host: host, port: c.port ?? 6379, user: user, password: c.password?.removingPercentEncoding, database: Int(path) ?? 0)
     }
 }
 
@@ -120,7 +129,7 @@ final class RedisConnection: @unchecked Sendable {
         context = ctx
         do {
             if let password = endpoint.password {
-                _ = try sendUnlocked(ctx, ["AUTH", password])
+                _ = try sendUnlocked(ctx, ["AUTH"] + (endpoint.user.map { [$0] } ?? []) + [password])
             }
             if endpoint.database != 0 {
                 _ = try sendUnlocked(ctx, ["SELECT", String(endpoint.database)])

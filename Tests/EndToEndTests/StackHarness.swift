@@ -123,7 +123,9 @@ final class Stack: @unchecked Sendable {
             do {
                 for service in services {
                     let port = ports[service.name] ?? 0, operationsPort = operationsPorts[service.name] ?? 0
-                    try stack.start(service.name, environment: common.merging(extra[service.name] ?? [:]) { $1 }
+                    // Each executable signs in to Redis as itself, with its own rights only (RedisAccess).
+                    let redis = ["REDIS_URL": try await TestEnvironment.redisURL(for: service.name, prefix: prefix)]
+                    try stack.start(service.name, environment: common.merging(redis) { $1 }.merging(extra[service.name] ?? [:]) { $1 }
                         .merging(environment[service.name] ?? [:]) { $1 }
                         .merging(["HTTP_PORT": String(port), "OPS_PORT": String(operationsPort)]) { $1 })
                     try await stack.waitReady("http://127.0.0.1:\(operationsPort)/health/ready", process: service.name)

@@ -170,7 +170,8 @@ struct RedisClientTests {
         let endpoint = try RedisEndpoint(url: "redis://:s%40cret@cache.internal:6380/3")
         #expect(endpoint == RedisEndpoint(host: "cache.internal", port: 6380, password: "s@cret", database: 3))
         #expect(try RedisEndpoint(url: "redis://localhost") == RedisEndpoint(host: "localhost", port: 6379, password: nil, database: 0))
-        for bad in ["http://localhost:6379", "redis://localhost/zero", "not a url", "redis:///0"] {
+        #expect(try RedisEndpoint(url: "redis://content:p%2Fw@redis:6379/0") == RedisEndpoint(host: "redis", port: 6379, user: "content", password: "p/w"))
+        for bad in ["http://localhost:6379", "redis://localhost/zero", "not a url", "redis:///0", "redis://content@redis:6379/0"] {
             let error = #expect(throws: ConfigurationError.self, "\(bad)") { try RedisEndpoint(url: bad) }
             #expect(error?.variable == "REDIS_URL")
         }

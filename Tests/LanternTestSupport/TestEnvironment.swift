@@ -1,4 +1,5 @@
 import Foundation
+import LanternContracts
 import LanternEvents
 import LanternRedis
 import Logging
@@ -16,6 +17,30 @@ public enum TestEnvironment {
     }
 
     public static var redisEndpoint: RedisEndpoint { (try? RedisEndpoint(url: redisURL)) ?? RedisEndpoint(port: 63799) }
+
+    /// `REDIS_URL` for `service` signed in as a Redis user of its own with exactly the rights `RedisAccess` gives it
+    /// under `prefix` (created in the test Redis, named `<prefix>-<service>`), so every test of a service also
+    /// checks that its ACL lets it do its work: a command outside it fails with `NOPERM`.
+    public static func redisURL(for service: String, prefix: String) async throws -> String {
+        guard let access = RedisAccess.of(service) else { throw RedisAccessMissing(service: service) }
+        let user = "\(prefix)-\(service)"
+        let password = (0..<4).map { _ in String(UInt64.random(in: .min ... .max), radix: 36) }.joined()
+        let admin = RedisClient(endpoint: redisEndpoint, size: 1)
+        do {
+            _ = try await admin.send(["ACL", "SETUSER", user] + access.rules(streams: StreamNames(prefix: prefix)) + [">" + password])
+        } catch {
+            await admin.shutdown()
+            throw error
+        }
+        await admin.shutdown()
+        let endpoint = redisEndpoint
+        return "redis://\(user):\(password)@\(endpoint.host):\(endpoint.port)/\(endpoint.database)"
+    }
+
+    public struct RedisAccessMissing: Error, CustomStringConvertible {
+        public var service: String
+        public var description: String { "RedisAccess.all has no entry for \(service)" }
+    }
 
     public static var logger: Logger {
         var logger = Logger(label: "test")

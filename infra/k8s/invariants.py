@@ -2,9 +2,12 @@
 """What `scripts/k8s.sh check` asserts of the rendered manifests (infra/k8s/rendered/*.yaml) beyond their schema:
 the rules of docs/deploy.md that a schema cannot see. Usage: invariants.py <repository root>. Prints one line per
 broken rule and exits 1 when there is any."""
+import base64
+import hashlib
 import os
 import re
 import sys
+from urllib.parse import unquote, urlsplit
 
 import yaml
 
@@ -25,6 +28,8 @@ def read_lines(path):
 SERVICES = [(line.split()[0], int(line.split()[1])) for line in read_lines(os.path.join(ROOT, "Services/services.tsv"))]
 EXTERNAL = set(read_lines(os.path.join(ROOT, "infra/k8s/overlays/prod/external-secrets.txt")))
 CONFIG_DOC = open(os.path.join(ROOT, "docs/configuration.md")).read()
+# Each service's Redis user (RedisAccess, GENERATED): `user <service> <rules> #{sha256:<service>}`, comments aside.
+REDIS_USERS = [line.strip() for line in open(os.path.join(ROOT, "infra/redis/users.acl")) if line.startswith("user ")]
 
 
 def folder(name):
@@ -100,6 +105,69 @@ def check_container(render, owner, c, pod_security):
         for env in c.get("env", []):
             if f"`{env['name']}`" not in CONFIG_DOC:
                 errors.append(f"{where}: sets {env['name']}, which docs/configuration.md does not describe")
+
+
+def secret_value(secret, key):
+    if key in (secret.get("stringData") or {}):
+        return secret["stringData"][key]
+    return base64.b64decode((secret.get("data") or {}).get(key, "")).decode()
+
+
+def check_redis_users(render, objects):
+    """Each service signs in to Redis as its own user: REDIS_URL comes from its own Secret (`lantern-<name>`, key
+    `redis-url`), never a shared one. dev: the in-cluster Redis loads an ACL file whose users are
+    infra/redis/users.acl's, and each service's URL names its user with the password whose hash the file holds."""
+    urls = {}
+    for (kind, name), d in objects.items():
+        if kind != "Deployment":
+            continue
+        for c in d["spec"]["template"]["spec"]["containers"]:
+            for env in c.get("env", []):
+                if env["name"] != "REDIS_URL":
+                    continue
+                ref = env.get("valueFrom", {}).get("secretKeyRef")
+                if ref is None or not re.fullmatch(f"lantern-{name}(-[a-z0-9]{{10}})?", ref["name"]) or ref["key"] != "redis-url":
+                    errors.append(f"{render}: {name} must read REDIS_URL from key redis-url of its own Secret lantern-{name}")
+                elif ("Secret", ref["name"]) in objects:
+                    urls[name] = secret_value(objects[("Secret", ref["name"])], "redis-url")
+    if render != "dev":
+        return
+    redis = objects.get(("StatefulSet", "redis"))
+    if redis is None:
+        return
+    spec = redis["spec"]["template"]["spec"]
+    args = spec["containers"][0].get("args", [])
+    if "--aclfile" not in args:
+        errors.append("dev: the Redis StatefulSet loads no --aclfile (each service's user)")
+        return
+    acl_path = args[args.index("--aclfile") + 1]
+    acl = None
+    for mount in spec["containers"][0].get("volumeMounts", []):
+        if acl_path.startswith(mount["mountPath"].rstrip("/") + "/"):
+            volume = next((v for v in spec.get("volumes", []) if v["name"] == mount["name"]), {})
+            secret = objects.get(("Secret", volume.get("secret", {}).get("secretName")))
+            if secret is not None:
+                acl = secret_value(secret, acl_path[len(mount["mountPath"].rstrip("/")) + 1:])
+    if not acl:
+        errors.append(f"dev: Redis's {acl_path} is no key of a Secret it mounts")
+        return
+    hashes, lines = {}, []
+    for line in acl.splitlines():
+        m = re.fullmatch(r"(user (\S+) .*) #([0-9a-f]{64})", line)
+        if m:
+            hashes[m.group(2)] = m.group(3)
+            line = f"{m.group(1)} #{{sha256:{m.group(2)}}}"
+        lines.append(line)
+    if lines != REDIS_USERS:
+        errors.append("dev: overlays/dev/redis-users.acl is not infra/redis/users.acl's users: run bash scripts/k8s.sh render")
+    for name, url in sorted(urls.items()):
+        parts = urlsplit(url)
+        password = unquote(parts.password or "")
+        if unquote(parts.username or "") != name or name not in hashes:
+            errors.append(f"dev: {name}'s redis-url does not sign in as its user {name} of the ACL file")
+        elif hashlib.sha256(password.encode()).hexdigest() != hashes[name]:
+            errors.append(f"dev: {name}'s redis-url password is not the one of overlays/dev/redis-users.acl "
+                          f"(lantern-dev-only-redis-{name}; bash scripts/k8s.sh render)")
 
 
 def check_render(render):
@@ -199,6 +267,8 @@ def check_render(render):
             errors.append(f"{render}: media must run one replica with strategy Recreate (ReadWriteOnce photo volume)")
         if ("PersistentVolumeClaim", "lantern-media-photos") not in objects:
             errors.append(f"{render}: no PersistentVolumeClaim lantern-media-photos")
+
+    check_redis_users(render, objects)
 
     missing = {name for _, name in required}
     if render == "dev":

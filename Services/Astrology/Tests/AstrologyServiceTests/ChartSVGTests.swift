@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Testing
@@ -49,6 +50,27 @@ struct ChartSVGTests {
                 headers: [.authorization: "Bearer \(h.token)", .contentType: "application/json"],
                 body: ByteBuffer(string: #"{"date":"1990-04-15","time":"14:30","place":{"latitude":50.45,"longitude":30.52,"timeZone":"Europe/Kyiv"}}"#))
             #expect(response.status == .unprocessableContent && response.invalidFields == ["theme"])
+        }
+    }
+
+    @Test("?fingerprint= draws only the chart of that fingerprint: another birth's is 409 fingerprint_mismatch, a malformed one a 422 naming it")
+    func fingerprint() async throws {
+        try await AstrologyHarness.run { h in
+            let birth = #"{"date":"1990-04-15","time":"14:30","place":{"latitude":50.4501,"longitude":30.5234,"timeZone":"Europe/Kyiv"}}"#
+            let headers: HTTPFields = [.authorization: "Bearer \(h.token)", .contentType: "application/json"]
+            let chart = try await h.client.execute(uri: "/v1/astrology/charts/natal", method: .post, headers: headers, body: ByteBuffer(string: birth))
+            struct Fingerprinted: Decodable { var fingerprint: String }
+            let fingerprint = try JSONDecoder().decode(Fingerprinted.self, from: chart.body).fingerprint
+            let same = try await h.client.execute(uri: "/v1/astrology/charts/natal.svg?fingerprint=\(fingerprint)", method: .post, headers: headers,
+                                                  body: ByteBuffer(string: birth))
+            #expect(same.status == .ok && same.headers[.contentType]?.hasPrefix("image/svg+xml") == true)
+            let other = try await h.client.execute(uri: "/v1/astrology/charts/natal.svg?fingerprint=\(fingerprint)", method: .post, headers: headers,
+                                                   body: ByteBuffer(string: birth.replacingOccurrences(of: "14:30", with: "14:31")))
+            #expect(other.status == .conflict)
+            #expect(String(buffer: other.body).contains(#""code":"fingerprint_mismatch""#))
+            let malformed = try await h.client.execute(uri: "/v1/astrology/charts/natal.svg?fingerprint=ABC", method: .post, headers: headers,
+                                                       body: ByteBuffer(string: birth))
+            #expect(malformed.status == .unprocessableContent && malformed.invalidFields == ["fingerprint"])
         }
     }
 }

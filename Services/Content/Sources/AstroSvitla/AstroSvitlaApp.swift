@@ -49,6 +49,7 @@ extension AstrologyClient: ChartSource {}
 struct AstroSvitlaApp: ContentApp {
     let reports: Reports
     let store: ReportStore
+    let renders: RenderLimit
     let interval: Duration
 
     init(_ configuration: AstroSvitlaConfiguration, platform: ContentPlatform) throws {
@@ -60,13 +61,14 @@ struct AstroSvitlaApp: ContentApp {
             writer: ReportWriter(generator: platform.texts, composer: ReportComposer(texts: catalogue.texts), budget: configuration.reportBudget),
             verifier: try platform.appStore.verifier(bundleId: configuration.bundleId, clock: platform.clock.outsideWorld),
             charts: platform.astrology, records: store, clock: platform.clock, logger: platform.logger)
+        renders = platform.renders
         interval = platform.schedulerInterval
     }
 
     /// `/v1/reports`, and the App Store's notifications at `/v1/appstore/notifications` (public: Apple's signature is
     /// the credential).
     func addRoutes(to router: Router<LanternRequestContext>, requireAuth: RequireAccessToken) {
-        router.group("/v1/reports").add(middleware: requireAuth).addRoutes(ReportsController(reports: reports).endpoints)
+        router.group("/v1/reports").add(middleware: requireAuth).addRoutes(ReportsController(reports: reports, renders: renders).endpoints)
         router.group("/v1/appstore/notifications").addRoutes(AppStoreNotificationsController(reports: reports).endpoints)
     }
 

@@ -23,9 +23,17 @@ public struct AstrologyClient: Sendable {
         try await call(AstrologyEndpoint.natalChart, birth)
     }
 
-    /// The chart drawn as SVG (light theme, for paper).
-    public func natalChartPicture(_ birth: BirthData) async throws -> String {
-        try await call(AstrologyEndpoint.natalChartSVG, birth, query: [("theme", "light")])
+    /// The chart drawn as SVG (light theme, for paper); with `fingerprint`, only if the birth data's chart has that
+    /// fingerprint: astrology checks it before casting, and a mismatch is `ChartMismatch`.
+    public func natalChartPicture(_ birth: BirthData, fingerprint: String? = nil) async throws -> String {
+        do {
+            return try await client.call(AstrologyEndpoint.natalChartSVG, birth,
+                                         query: [("theme", "light")] + (fingerprint.map { [("fingerprint", $0)] } ?? []))
+        } catch let refusal as InternalRefusal where refusal.problem.code == AstrologyEndpoint.fingerprintMismatch {
+            throw ChartMismatch()
+        } catch let refusal as InternalRefusal {
+            throw Self.problem(refusal)
+        }
     }
 
     /// The festivals of `year` in the `calendar` (`vietnamese` or `chinese`) lunisolar calendar. A refusal here is
@@ -37,10 +45,19 @@ public struct AstrologyClient: Sendable {
     }
 
     private func call<Body, Answer>(_ route: InternalRoute<Body, Answer>, _ body: Body, query: [(String, String)] = []) async throws -> Answer {
-        do { return try await client.call(route, body, query: query) } catch let refusal as InternalRefusal where [400, 422].contains(refusal.problem.status) {
-            throw refusal.invalid(under: "birth")
-        } catch let refusal as InternalRefusal {
-            throw InternalUnavailable(service: refusal.service, reason: refusal.description)
+        do { return try await client.call(route, body, query: query) } catch let refusal as InternalRefusal {
+            throw Self.problem(refusal)
         }
     }
+
+    /// A refusal of the birth data is the app's 422 under `birth.`; any other is astrology unavailable.
+    private static func problem(_ refusal: InternalRefusal) -> any Error {
+        [400, 422].contains(refusal.problem.status) ? refusal.invalid(under: "birth")
+            : InternalUnavailable(service: refusal.service, reason: refusal.description)
+    }
+}
+
+/// The birth data is not that of the expected chart (`AstrologyClient.natalChartPicture(_:fingerprint:)`).
+public struct ChartMismatch: Error, Sendable {
+    public init() {}
 }

@@ -85,11 +85,15 @@ public struct ContentPlatform: Sendable {
     public let appStore: AppStoreConfiguration
     /// How often the apps' periodic work looks at its tables (`SCHEDULER_INTERVAL_SECONDS`).
     public let schedulerInterval: Duration
+    /// Renders per account and minute (report PDFs, share cards): checked after a request's cheap checks, before
+    /// its render.
+    public let renders: RenderLimit
     public let clock: WallClock
     public let logger: Logger
 
     public init(postgres: PostgresClient, outbox: Outbox, texts: LLMRouter, local: LocalGenerator, astrology: AstrologyClient,
-                appStore: AppStoreConfiguration, schedulerInterval: Duration, clock: WallClock, logger: Logger) {
+                appStore: AppStoreConfiguration, schedulerInterval: Duration, renders: RenderLimit = .unlimited, clock: WallClock,
+                logger: Logger) {
         self.postgres = postgres
         self.outbox = outbox
         self.texts = texts
@@ -97,6 +101,7 @@ public struct ContentPlatform: Sendable {
         self.astrology = astrology
         self.appStore = appStore
         self.schedulerInterval = schedulerInterval
+        self.renders = renders
         self.clock = clock
         self.logger = logger
     }

@@ -36,7 +36,7 @@ public func buildContentApplication(
     var service = ServiceBuilder("content", process: configuration.process, streamPrefix: configuration.streamPrefix, clock: clock, logger: logger)
     let postgres = try service.addDatabase(url: configuration.databaseURL, schema: ContentSchema.name,
                                            migrations: try configuration.apps.flatMap { try $0.module.migrations() })
-    try service.addRedis(url: configuration.redisURL)
+    let redis = try service.addRedis(url: configuration.redisURL)
     let outbox = service.addOutbox()
     service.addHousekeeping([.processedEvents(schema: ContentSchema.name)])
     let logger = service.logger
@@ -51,10 +51,14 @@ public func buildContentApplication(
     if tokens == nil { logger.warning("SERVICE_SECRET is not set: Lucky Day profiles and AstroSvitla charts cannot be computed (503)") }
     let platform = ContentPlatform(
         postgres: postgres, outbox: outbox,
-        texts: configuration.llm.makeRouter(local: local, http: dependencies.httpClient, clock: clock, logger: logger), local: local,
+        texts: configuration.llm.makeRouter(local: local, http: dependencies.httpClient, redis: redis, prefix: configuration.streamPrefix,
+                                           clock: clock, logger: logger),
+        local: local,
         astrology: AstrologyClient(client: InternalClient(service: "astrology", baseURL: configuration.astrologyURL, tokens: tokens,
                                                           http: dependencies.httpClient)),
-        appStore: configuration.appStore, schedulerInterval: configuration.schedulerInterval, clock: clock, logger: logger)
+        appStore: configuration.appStore, schedulerInterval: configuration.schedulerInterval,
+        renders: RenderLimit(perMinute: configuration.rendersPerAccountPerMinute, redis: redis, prefix: configuration.streamPrefix, logger: logger),
+        clock: clock, logger: logger)
     let apps = try configuration.apps.map { try $0.build(platform) }
 
     for work in apps.flatMap(\.periodicWork) { service.addPeriodic(work) }

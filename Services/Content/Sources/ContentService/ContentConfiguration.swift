@@ -27,6 +27,8 @@ public struct ContentConfiguration: ServiceConfiguration {
     public var appStore: AppStoreConfiguration
     /// How often the apps' schedules (pre-generation, reminders, retries) are looked at.
     public var schedulerInterval: Duration
+    /// Renders (report PDFs, share cards) per account and minute; 0 for no limit (`RenderLimit`).
+    public var rendersPerAccountPerMinute: Int
     /// Each app of `ContentApps.all`, configured, ready to be built on the platform.
     var apps: [(module: ContentAppModule, build: @Sendable (ContentPlatform) throws -> any ContentApp)]
 
@@ -41,6 +43,7 @@ public struct ContentConfiguration: ServiceConfiguration {
         llm = try LLMConfiguration(settings: settings, tasks: Self.tasks)
         schedulerInterval = try settings.duration("scheduler.interval.seconds", default: 5, range: 0.05...3600)
         appStore = try AppStoreConfiguration(settings: settings)
+        rendersPerAccountPerMinute = try settings.int("renders.per.account.per.minute", default: 20, range: 0...100_000)
         apps = try ContentApps.all.map { ($0, try $0.configure(settings)) }
     }
 }

@@ -63,7 +63,8 @@ struct RoastMeLaterApp: ContentApp {
                                  festivals: FestivalCalendarCache(astrology: platform.astrology, logger: platform.logger),
                                  catalogue: catalogue, seeds: seeds, clock: platform.clock)
         cardStore = CardStore(client: platform.postgres, logger: platform.logger)
-        let cards = ShareCards(roasts: store, cards: cardStore, catalogue: catalogue, link: configuration.shareLink, clock: platform.clock)
+        let cards = ShareCards(roasts: store, cards: cardStore, catalogue: catalogue, link: configuration.shareLink,
+                               renders: platform.renders, clock: platform.clock)
         roasts = RoastsController(roasting: roasting, collections: themes, cards: cards, shareLink: configuration.shareLink)
         collections = CollectionsController(collections: themes)
         operators = OperatorCollectionsController(collections: themes)

@@ -38,7 +38,7 @@ struct EvolutionHarness {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-evolutions-\(prefix)")
             defer { try? FileManager.default.removeItem(at: folder) }
             var variables = [
-                "DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning", "HTTP_PORT": "0",
+                "DATABASE_URL": url, "REDIS_URL": try await TestEnvironment.redisURL(for: "evolution-worker", prefix: prefix), "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning", "HTTP_PORT": "0",
                 "SYMBI_STORAGE_DIR": folder.path, "EVOLUTION_INTERVAL_SECONDS": "0.05", "EVOLUTION_RETRY_BASE_SECONDS": "0.05",
                 "EVOLUTION_RETRY_MAX_SECONDS": "0.2",
             ]

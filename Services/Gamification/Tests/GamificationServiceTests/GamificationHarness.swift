@@ -28,7 +28,7 @@ struct GamificationHarness {
         try await identity.serve { identityURL in
             try await TestEnvironment.withDatabase { url in
                 let prefix = TestEnvironment.uniquePrefix()
-                let variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
+                let variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": try await TestEnvironment.redisURL(for: "gamification", prefix: prefix), "STREAM_PREFIX": prefix,
                                  "LOG_LEVEL": "warning", "IDENTITY_URL": identityURL.absoluteString, "REMINDER_INTERVAL_SECONDS": "0.1"]
                 let app = try await buildGamificationApplication(try GamificationConfiguration(settings: .fixed(variables)),
                                                                  dependencies: .init(clock: .manual(time)), logger: TestEnvironment.logger)

@@ -6,6 +6,7 @@ import HummingbirdWebSocket
 import LanternContracts
 import LanternCore
 import LanternHTTP
+import LanternRedis
 import LanternService
 import LanternTokens
 import Logging

@@ -18,7 +18,7 @@ public func buildHealthBrainApplication(
     var service = ServiceBuilder("health-brain", process: configuration.process, streamPrefix: configuration.streamPrefix,
                                  clock: dependencies.clock, logger: logger)
     let postgres = try service.addDatabase(url: configuration.databaseURL, schema: PetStore.schema, migrations: HealthBrainResources.migrations)
-    try service.addRedis(url: configuration.redisURL)
+    let redis = try service.addRedis(url: configuration.redisURL)
     let outbox = service.addOutbox()
     service.addHousekeeping(PetStore.housekeeping)
     let clock = dependencies.clock
@@ -26,8 +26,8 @@ public func buildHealthBrainApplication(
 
     let store = PetStore(client: postgres, outbox: outbox, logger: service.logger)
     let pictures = StoredEvolutionPictures(objects: try service.addObjectStorage(configuration.storage))
-    let router = configuration.llm.makeRouter(local: LocalGenerator(grammars: [:]), http: dependencies.httpClient, clock: clock,
-                                              logger: service.logger)
+    let router = configuration.llm.makeRouter(local: LocalGenerator(grammars: [:]), http: dependencies.httpClient, redis: redis,
+                                              prefix: configuration.streamPrefix, clock: clock, logger: service.logger)
     let model = RoutedMoodModel(router: router)
     if !model.hasModel { service.logger.info("no model for the brain (LLM_MODELS_SYMBI_BRAIN, GEMINI_API_KEY): Lantern's local brain decides") }
     // The purge runs every interval exactly (no jitter) and deletes what is older than 24 hours less one interval, so

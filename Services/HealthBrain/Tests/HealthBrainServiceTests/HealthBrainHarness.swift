@@ -40,7 +40,7 @@ struct HealthBrainHarness {
                     // Symbi's pictures, as evolution-worker would store them.
                     let pictures = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-symbi-\(prefix)")
                     defer { try? FileManager.default.removeItem(at: pictures) }
-                    var variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix,
+                    var variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": try await TestEnvironment.redisURL(for: "health-brain", prefix: prefix), "STREAM_PREFIX": prefix,
                                      "SYMBI_STORAGE_DIR": pictures.path,
                                      "LOG_LEVEL": "warning", "IDENTITY_URL": identityURL.absoluteString, "BRAIN_INTERVAL_SECONDS": "0.05",
                                      "PURGE_INTERVAL_SECONDS": "3600"]

@@ -25,7 +25,7 @@ struct IdentityHarness {
                     _ body: @Sendable (IdentityHarness) async throws -> Void) async throws {
         try await TestEnvironment.withDatabase { url in
             let prefix = TestEnvironment.uniquePrefix()
-            var variables = ["OPS_PORT": "0", "DATABASE_URL": proxy?.url(for: url) ?? url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning"]
+            var variables = ["OPS_PORT": "0", "DATABASE_URL": proxy?.url(for: url) ?? url, "REDIS_URL": try await TestEnvironment.redisURL(for: "identity", prefix: prefix), "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning"]
             // Fake providers' key sets are only allowed in development (IdentityConfiguration).
             if google != nil || apple != nil { variables["LANTERN_ENVIRONMENT"] = "development" }
             if let google { variables["GOOGLE_JWKS_URL"] = google.absoluteString; variables["GOOGLE_CLIENT_IDS"] = "pairly-ios.apps.googleusercontent.com,pairly-android" }

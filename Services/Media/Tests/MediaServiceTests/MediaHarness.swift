@@ -35,7 +35,7 @@ struct MediaHarness {
                 let prefix = TestEnvironment.uniquePrefix()
                 let storage = FileManager.default.temporaryDirectory.appendingPathComponent("lantern-media-\(prefix)")
                 defer { try? FileManager.default.removeItem(at: storage) }
-                var variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
+                var variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": try await TestEnvironment.redisURL(for: "media", prefix: prefix), "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
                                  "IDENTITY_URL": identityURL.absoluteString, "MEDIA_STORAGE_DIR": storage.path]
                 if let maxBytes { variables["MOMENT_MAX_BYTES"] = String(maxBytes) }
                 var bucket: S3Bucket?

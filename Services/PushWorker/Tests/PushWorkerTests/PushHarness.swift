@@ -30,7 +30,7 @@ struct PushHarness {
                 let accountFile = directory.appendingPathComponent("service-account.json")
                 try fake.serviceAccountJSON(baseURL: baseURL).write(to: accountFile)
                 var variables = [
-                    "DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning", "HTTP_PORT": "0",
+                    "DATABASE_URL": url, "REDIS_URL": try await TestEnvironment.redisURL(for: "push-worker", prefix: prefix), "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning", "HTTP_PORT": "0",
                     "APNS_KEY_FILE": keyFile.path, "APNS_KEY_ID": fake.apnsKeyID, "APNS_TEAM_ID": fake.teamID, "APNS_URL": baseURL.absoluteString,
                     "FCM_SERVICE_ACCOUNT_FILE": accountFile.path, "FCM_URL": baseURL.absoluteString,
                     "PUSH_TRUST_ROOTS_FILE": try fake.tls.writeCA(to: directory),

@@ -375,6 +375,55 @@ extension Components {
                 self.body = body
             }
         }
+        public struct RenderLimited: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/RenderLimited/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// Seconds until the rate-limit window ends (at least 1).
+                ///
+                /// - Remark: Generated from `#/components/responses/RenderLimited/headers/Retry-After`.
+                public var retryAfter: Components.Headers.RetryAfter?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - retryAfter: Seconds until the rate-limit window ends (at least 1).
+                public init(retryAfter: Components.Headers.RetryAfter? = nil) {
+                    self.retryAfter = retryAfter
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.RenderLimited.Headers
+            /// - Remark: Generated from `#/components/responses/RenderLimited/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/RenderLimited/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.RenderLimited.Body
+            /// Creates a new `RenderLimited`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.RenderLimited.Headers = .init(),
+                body: Components.Responses.RenderLimited.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         public struct InternalError: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/InternalError/content`.
             @frozen public enum Body: Sendable, Hashable {

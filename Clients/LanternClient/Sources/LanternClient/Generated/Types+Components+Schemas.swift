@@ -60,6 +60,7 @@ extension Components {
             /// | `database_unavailable` | 503 | The service's PostgreSQL is unavailable for a moment. `Retry-After: 5`. |
             /// | `device_not_found` | 404 | No device with this id is registered for the account. |
             /// | `evolution_image_not_found` | 404 | Symbi: no evolution of the caller's with this id has a ready picture (another user's, still drawing, or gone). |
+            /// | `fingerprint_mismatch` | 409 | `natal.svg?fingerprint=`: the birth data's chart is not the chart of that fingerprint. |
             /// | `forbidden` | 403 | The token is not a user token (a service token, or one without a session). |
             /// | `fortune_unavailable` | 503 | No fortune new to the user was found; nothing was revealed. `Retry-After: 5`. |
             /// | `fortunes_not_available` | 403 | Fortunes are a Lucky Day feature. |
@@ -114,6 +115,7 @@ extension Components {
             /// | `provider_already_linked` | 409 | Linking: the account already has a different identity of this provider (one Google and one Apple identity per account); the problem carries `provider`. |
             /// | `provider_not_configured` | 503 | No client ids are configured for this sign-in provider. |
             /// | `rate_limited` | 429 | Too many requests in the current 60-second window; see `Retry-After`. |
+            /// | `render_limited` | 429 | The account's renders (report PDFs and share cards drawn, `RENDERS_PER_ACCOUNT_PER_MINUTE` a minute) are spent for now; see `Retry-After`. |
             /// | `realtime_not_available` | 403 | The token's app has no real-time feed. |
             /// | `redis_unavailable` | 503 | The service's Redis (event bus) is unavailable for a moment. `Retry-After: 5`. |
             /// | `refresh_token_expired` | 401 | The refresh token has expired; sign in again. |
@@ -218,6 +220,7 @@ extension Components {
             /// | `database_unavailable` | 503 | The service's PostgreSQL is unavailable for a moment. `Retry-After: 5`. |
             /// | `device_not_found` | 404 | No device with this id is registered for the account. |
             /// | `evolution_image_not_found` | 404 | Symbi: no evolution of the caller's with this id has a ready picture (another user's, still drawing, or gone). |
+            /// | `fingerprint_mismatch` | 409 | `natal.svg?fingerprint=`: the birth data's chart is not the chart of that fingerprint. |
             /// | `forbidden` | 403 | The token is not a user token (a service token, or one without a session). |
             /// | `fortune_unavailable` | 503 | No fortune new to the user was found; nothing was revealed. `Retry-After: 5`. |
             /// | `fortunes_not_available` | 403 | Fortunes are a Lucky Day feature. |
@@ -272,6 +275,7 @@ extension Components {
             /// | `provider_already_linked` | 409 | Linking: the account already has a different identity of this provider (one Google and one Apple identity per account); the problem carries `provider`. |
             /// | `provider_not_configured` | 503 | No client ids are configured for this sign-in provider. |
             /// | `rate_limited` | 429 | Too many requests in the current 60-second window; see `Retry-After`. |
+            /// | `render_limited` | 429 | The account's renders (report PDFs and share cards drawn, `RENDERS_PER_ACCOUNT_PER_MINUTE` a minute) are spent for now; see `Retry-After`. |
             /// | `realtime_not_available` | 403 | The token's app has no real-time feed. |
             /// | `redis_unavailable` | 503 | The service's Redis (event bus) is unavailable for a moment. `Retry-After: 5`. |
             /// | `refresh_token_expired` | 401 | The refresh token has expired; sign in again. |

@@ -6187,12 +6187,24 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/astrology/charts/natal.svg/POST/query/theme`.
                 public var theme: Operations.DrawNatalChart.Input.Query.ThemePayload?
+                /// Draw the chart only if it is the chart with this `fingerprint` (of `POST /v1/astrology/charts/natal`):
+                /// compared after the birth data is validated and before anything is cast, so a mismatch costs no
+                /// ephemeris work (409 `fingerprint_mismatch`). Not 64 lower-case hex digits: 422 naming `fingerprint`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/astrology/charts/natal.svg/POST/query/fingerprint`.
+                public var fingerprint: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - theme: `light` (default) or `dark`; anything else is a 422 naming `theme`.
-                public init(theme: Operations.DrawNatalChart.Input.Query.ThemePayload? = nil) {
+                ///   - fingerprint: Draw the chart only if it is the chart with this `fingerprint` (of `POST /v1/astrology/charts/natal`):
+                public init(
+                    theme: Operations.DrawNatalChart.Input.Query.ThemePayload? = nil,
+                    fingerprint: Swift.String? = nil
+                ) {
                     self.theme = theme
+                    self.fingerprint = fingerprint
                 }
             }
             public var query: Operations.DrawNatalChart.Input.Query
@@ -6399,6 +6411,57 @@ public enum Operations {
                     }
                 }
             }
+            public struct Conflict: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/astrology/charts/natal.svg/POST/responses/409/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/astrology/charts/natal.svg/POST/responses/409/content/application\/problem+json`.
+                    case applicationProblemJson(Components.Schemas.Problem)
+                    /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                    /// - SeeAlso: `.applicationProblemJson`.
+                    public var applicationProblemJson: Components.Schemas.Problem {
+                        get throws {
+                            switch self {
+                            case let .applicationProblemJson(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.DrawNatalChart.Output.Conflict.Body
+                /// Creates a new `Conflict`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.DrawNatalChart.Output.Conflict.Body) {
+                    self.body = body
+                }
+            }
+            /// `fingerprint_mismatch`: the birth data is valid, but its chart is not the one of `fingerprint`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/astrology/charts/natal.svg/post(drawNatalChart)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Operations.DrawNatalChart.Output.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Operations.DrawNatalChart.Output.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             public struct UnprocessableContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/astrology/charts/natal.svg/POST/responses/422/content`.
                 @frozen public enum Body: Sendable, Hashable {
@@ -6427,7 +6490,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// A field of the request (or `theme`) is invalid, or the local time did not exist; as for the JSON chart.
+            /// A field of the request (or `theme`, `fingerprint`) is invalid, or the local time did not exist; as for the JSON chart.
             ///
             /// - Remark: Generated from `#/paths//v1/astrology/charts/natal.svg/post(drawNatalChart)/responses/422`.
             ///
@@ -8578,9 +8641,12 @@ public enum Operations {
     ///   missing or unfit (a nickname of another shape or over 40 characters, a poem over 200 characters, not
     ///   three essence lines of at most 100, not English, blocklisted) is written by content's local grammars
     ///   instead, and so is everything when no model is configured (the default of `make up`) or none answers
-    ///   in time. `artisanal` is then `true`.
-    /// * **Saving again** writes the texts anew, throws away the fortune made ahead for the old profile and
-    ///   makes a new one; fortunes already revealed and the cookie's state stay.
+    ///   in time, or when the account's model calls of the day are spent (`LLM_CALLS_PER_ACCOUNT_PER_DAY`, 50 by
+    ///   default, shared by all of an account's texts: profiles, fortunes, roasts). `artisanal` is then `true`.
+    /// * **Saving again** with birth data that gives another profile (other pillars, or another `timeZone`)
+    ///   writes the texts anew, throws away the fortune made ahead for the old profile and makes a new one;
+    ///   fortunes already revealed and the cookie's state stay. Saving the same again changes nothing: the
+    ///   stored profile is the answer, with no model call and no new fortune made ahead.
     /// * `timeZone` is the device's IANA time zone, not the birthplace's: it decides the local day a fortune is
     ///   written for and the quiet hours of the "cookie ready" push.
     ///
@@ -12913,17 +12979,19 @@ public enum Operations {
     ///
     /// The server keeps no chart positions and no chart picture, so the app posts the chart's birth data again:
     /// `birth`, the same object as in the purchase (keep it on the device with the report). content asks
-    /// astrology for the chart and its picture (`POST /internal/astrology/charts/natal` and
-    /// `natal.svg?theme=light`, with content's service token), checks that astrology's fingerprint of this
-    /// birth data equals the report's `chart` (else 422 `chart_mismatch`, field `birth`), and draws the
-    /// picture into the PDF. The birth data is not stored. The PDF is drawn anew for every request and is not
-    /// to be cached (`Cache-Control: private, no-store`; no `ETag`): the app saves the file itself.
+    /// astrology for the chart's picture once (`POST /internal/astrology/charts/natal.svg?theme=light&fingerprint=<chart>`,
+    /// with content's service token); astrology validates the birth data and compares its fingerprint with the
+    /// report's `chart` before it casts anything (else 422 `chart_mismatch`, field `birth`), and content draws
+    /// the picture into the PDF. The birth data is not stored. The PDF is drawn anew for every request and is not
+    /// to be cached (`Cache-Control: private, no-store`; no `ETag`): the app saves the file itself. Each PDF is a
+    /// render: an account may have `RENDERS_PER_ACCOUNT_PER_MINUTE` (20 by default) a minute, PDFs and share
+    /// cards together, then 429 `render_limited` with `Retry-After`.
     ///
-    /// Checked in this order: token (401), AstroSvitla user token (403), the report (404 `not_found`, 403
-    /// `report_revoked`, 409 `report_pending` or `report_failed` unless `ready`), the body (415, 400, 422
-    /// `validation_failed` naming `birth`, `birth.date` or `birth.place`), astrology (422 `validation_failed`
-    /// with each field under `birth.` as for a purchase; 503 `astrology_unavailable`), then the fingerprint
-    /// (422 `chart_mismatch`).
+    /// Checked in this order, the cheap checks first: token (401), AstroSvitla user token (403), the report (404
+    /// `not_found`, 403 `report_revoked`, 409 `report_pending` or `report_failed` unless `ready`), the body (415,
+    /// 400, 422 `validation_failed` naming `birth`, `birth.date` or `birth.place`), the account's renders (429
+    /// `render_limited`), astrology (422 `validation_failed` with each field under `birth.` as for a purchase;
+    /// 503 `astrology_unavailable`), then the fingerprint (422 `chart_mismatch`).
     ///
     ///
     /// - Remark: HTTP `POST /v1/reports/{reportId}/pdf`.
@@ -13291,17 +13359,20 @@ public enum Operations {
                     }
                 }
             }
-            /// `rate_limited`: too many requests in the current 60-second window.
+            /// `rate_limited`: too many requests in the current 60-second window; or `render_limited`: the account's
+            /// renders (report PDFs and share cards drawn, `RENDERS_PER_ACCOUNT_PER_MINUTE` a minute) are spent for now.
+            /// Either way, retry after `Retry-After` seconds.
+            ///
             ///
             /// - Remark: Generated from `#/paths//v1/reports/{reportId}/pdf/post(renderReportPDF)/responses/429`.
             ///
             /// HTTP response code: `429 tooManyRequests`.
-            case tooManyRequests(Components.Responses.RateLimited)
+            case tooManyRequests(Components.Responses.RenderLimited)
             /// The associated value of the enum case if `self` is `.tooManyRequests`.
             ///
             /// - Throws: An error if `self` is not `.tooManyRequests`.
             /// - SeeAlso: `.tooManyRequests`.
-            public var tooManyRequests: Components.Responses.RateLimited {
+            public var tooManyRequests: Components.Responses.RenderLimited {
                 get throws {
                     switch self {
                     case let .tooManyRequests(response):
@@ -15312,7 +15383,8 @@ public enum Operations {
     ///   sentence is taken for the name of a person or a company, unless it is one of a few allowed words (`I`,
     ///   the weekdays, `CEO`, `HR`, `IT`, `Excel`, `Zoom`, `Tết`, `Thứ Hai`…), and the answer is set aside.
     /// * **Artisanal.** When no model is configured (the default of `make up`), none answers within
-    ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), or its answer is set aside (the output guard, or a name),
+    ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), its answer is set aside (the output guard, or a name), or
+    ///   the account's model calls of the day are spent (`LLM_CALLS_PER_ACCOUNT_PER_DAY`, 50 by default, UTC days),
     ///   content's local grammar writes the roast for the same category, spice level, mood and language, in
     ///   microseconds (in a collection, for the scenario's category: the grammar does not know the situation).
     ///   `artisanal` is then `true`.
@@ -18409,7 +18481,9 @@ public enum Operations {
     /// 1080×1080 (`format=post`), in the card template `template` (`ember` by default; `cardTemplates` of
     /// `GET /v1/roasts/catalogue` lists them). Only for the caller's own roasts. RoastMeLater user tokens only.
     /// Checked in this order: token (401), RoastMeLater user token (403), the id (404 when it is not a UUID), the
-    /// query (422 naming each invalid parameter), the roast (404), the template (403 `premium_locked`).
+    /// query (422 naming each invalid parameter), the roast (404), the template (403 `premium_locked`), then, for
+    /// a card not drawn yet, the account's renders (429 `render_limited`: `RENDERS_PER_ACCOUNT_PER_MINUTE`, 20 by
+    /// default, PDFs and share cards together; a card already drawn is not a render).
     ///
     /// * **What it shows:** the app's logo and name; a chip with the category's emoji and the category's name in
     ///   the roast's language; the roast's text in a panel, set as large as fits its box (Pango lays out Vietnamese
@@ -18857,17 +18931,20 @@ public enum Operations {
                     }
                 }
             }
-            /// `rate_limited`: too many requests in the current 60-second window.
+            /// `rate_limited`: too many requests in the current 60-second window; or `render_limited`: the account's
+            /// renders (report PDFs and share cards drawn, `RENDERS_PER_ACCOUNT_PER_MINUTE` a minute) are spent for now.
+            /// Either way, retry after `Retry-After` seconds.
+            ///
             ///
             /// - Remark: Generated from `#/paths//v1/roasts/{roastId}/card/get(getRoastCard)/responses/429`.
             ///
             /// HTTP response code: `429 tooManyRequests`.
-            case tooManyRequests(Components.Responses.RateLimited)
+            case tooManyRequests(Components.Responses.RenderLimited)
             /// The associated value of the enum case if `self` is `.tooManyRequests`.
             ///
             /// - Throws: An error if `self` is not `.tooManyRequests`.
             /// - SeeAlso: `.tooManyRequests`.
-            public var tooManyRequests: Components.Responses.RateLimited {
+            public var tooManyRequests: Components.Responses.RenderLimited {
                 get throws {
                     switch self {
                     case let .tooManyRequests(response):

@@ -351,9 +351,12 @@ public protocol APIProtocol: Sendable {
     ///   missing or unfit (a nickname of another shape or over 40 characters, a poem over 200 characters, not
     ///   three essence lines of at most 100, not English, blocklisted) is written by content's local grammars
     ///   instead, and so is everything when no model is configured (the default of `make up`) or none answers
-    ///   in time. `artisanal` is then `true`.
-    /// * **Saving again** writes the texts anew, throws away the fortune made ahead for the old profile and
-    ///   makes a new one; fortunes already revealed and the cookie's state stay.
+    ///   in time, or when the account's model calls of the day are spent (`LLM_CALLS_PER_ACCOUNT_PER_DAY`, 50 by
+    ///   default, shared by all of an account's texts: profiles, fortunes, roasts). `artisanal` is then `true`.
+    /// * **Saving again** with birth data that gives another profile (other pillars, or another `timeZone`)
+    ///   writes the texts anew, throws away the fortune made ahead for the old profile and makes a new one;
+    ///   fortunes already revealed and the cookie's state stay. Saving the same again changes nothing: the
+    ///   stored profile is the answer, with no model call and no new fortune made ahead.
     /// * `timeZone` is the device's IANA time zone, not the birthplace's: it decides the local day a fortune is
     ///   written for and the quiet hours of the "cookie ready" push.
     ///
@@ -565,17 +568,19 @@ public protocol APIProtocol: Sendable {
     ///
     /// The server keeps no chart positions and no chart picture, so the app posts the chart's birth data again:
     /// `birth`, the same object as in the purchase (keep it on the device with the report). content asks
-    /// astrology for the chart and its picture (`POST /internal/astrology/charts/natal` and
-    /// `natal.svg?theme=light`, with content's service token), checks that astrology's fingerprint of this
-    /// birth data equals the report's `chart` (else 422 `chart_mismatch`, field `birth`), and draws the
-    /// picture into the PDF. The birth data is not stored. The PDF is drawn anew for every request and is not
-    /// to be cached (`Cache-Control: private, no-store`; no `ETag`): the app saves the file itself.
+    /// astrology for the chart's picture once (`POST /internal/astrology/charts/natal.svg?theme=light&fingerprint=<chart>`,
+    /// with content's service token); astrology validates the birth data and compares its fingerprint with the
+    /// report's `chart` before it casts anything (else 422 `chart_mismatch`, field `birth`), and content draws
+    /// the picture into the PDF. The birth data is not stored. The PDF is drawn anew for every request and is not
+    /// to be cached (`Cache-Control: private, no-store`; no `ETag`): the app saves the file itself. Each PDF is a
+    /// render: an account may have `RENDERS_PER_ACCOUNT_PER_MINUTE` (20 by default) a minute, PDFs and share
+    /// cards together, then 429 `render_limited` with `Retry-After`.
     ///
-    /// Checked in this order: token (401), AstroSvitla user token (403), the report (404 `not_found`, 403
-    /// `report_revoked`, 409 `report_pending` or `report_failed` unless `ready`), the body (415, 400, 422
-    /// `validation_failed` naming `birth`, `birth.date` or `birth.place`), astrology (422 `validation_failed`
-    /// with each field under `birth.` as for a purchase; 503 `astrology_unavailable`), then the fingerprint
-    /// (422 `chart_mismatch`).
+    /// Checked in this order, the cheap checks first: token (401), AstroSvitla user token (403), the report (404
+    /// `not_found`, 403 `report_revoked`, 409 `report_pending` or `report_failed` unless `ready`), the body (415,
+    /// 400, 422 `validation_failed` naming `birth`, `birth.date` or `birth.place`), the account's renders (429
+    /// `render_limited`), astrology (422 `validation_failed` with each field under `birth.` as for a purchase;
+    /// 503 `astrology_unavailable`), then the fingerprint (422 `chart_mismatch`).
     ///
     ///
     /// - Remark: HTTP `POST /v1/reports/{reportId}/pdf`.
@@ -703,7 +708,8 @@ public protocol APIProtocol: Sendable {
     ///   sentence is taken for the name of a person or a company, unless it is one of a few allowed words (`I`,
     ///   the weekdays, `CEO`, `HR`, `IT`, `Excel`, `Zoom`, `Tết`, `Thứ Hai`…), and the answer is set aside.
     /// * **Artisanal.** When no model is configured (the default of `make up`), none answers within
-    ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), or its answer is set aside (the output guard, or a name),
+    ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), its answer is set aside (the output guard, or a name), or
+    ///   the account's model calls of the day are spent (`LLM_CALLS_PER_ACCOUNT_PER_DAY`, 50 by default, UTC days),
     ///   content's local grammar writes the roast for the same category, spice level, mood and language, in
     ///   microseconds (in a collection, for the scenario's category: the grammar does not know the situation).
     ///   `artisanal` is then `true`.
@@ -805,7 +811,9 @@ public protocol APIProtocol: Sendable {
     /// 1080×1080 (`format=post`), in the card template `template` (`ember` by default; `cardTemplates` of
     /// `GET /v1/roasts/catalogue` lists them). Only for the caller's own roasts. RoastMeLater user tokens only.
     /// Checked in this order: token (401), RoastMeLater user token (403), the id (404 when it is not a UUID), the
-    /// query (422 naming each invalid parameter), the roast (404), the template (403 `premium_locked`).
+    /// query (422 naming each invalid parameter), the roast (404), the template (403 `premium_locked`), then, for
+    /// a card not drawn yet, the account's renders (429 `render_limited`: `RENDERS_PER_ACCOUNT_PER_MINUTE`, 20 by
+    /// default, PDFs and share cards together; a card already drawn is not a render).
     ///
     /// * **What it shows:** the app's logo and name; a chip with the category's emoji and the category's name in
     ///   the roast's language; the roast's text in a panel, set as large as fits its box (Pango lays out Vietnamese
@@ -1533,9 +1541,12 @@ extension APIProtocol {
     ///   missing or unfit (a nickname of another shape or over 40 characters, a poem over 200 characters, not
     ///   three essence lines of at most 100, not English, blocklisted) is written by content's local grammars
     ///   instead, and so is everything when no model is configured (the default of `make up`) or none answers
-    ///   in time. `artisanal` is then `true`.
-    /// * **Saving again** writes the texts anew, throws away the fortune made ahead for the old profile and
-    ///   makes a new one; fortunes already revealed and the cookie's state stay.
+    ///   in time, or when the account's model calls of the day are spent (`LLM_CALLS_PER_ACCOUNT_PER_DAY`, 50 by
+    ///   default, shared by all of an account's texts: profiles, fortunes, roasts). `artisanal` is then `true`.
+    /// * **Saving again** with birth data that gives another profile (other pillars, or another `timeZone`)
+    ///   writes the texts anew, throws away the fortune made ahead for the old profile and makes a new one;
+    ///   fortunes already revealed and the cookie's state stay. Saving the same again changes nothing: the
+    ///   stored profile is the answer, with no model call and no new fortune made ahead.
     /// * `timeZone` is the device's IANA time zone, not the birthplace's: it decides the local day a fortune is
     ///   written for and the quiet hours of the "cookie ready" push.
     ///
@@ -1809,17 +1820,19 @@ extension APIProtocol {
     ///
     /// The server keeps no chart positions and no chart picture, so the app posts the chart's birth data again:
     /// `birth`, the same object as in the purchase (keep it on the device with the report). content asks
-    /// astrology for the chart and its picture (`POST /internal/astrology/charts/natal` and
-    /// `natal.svg?theme=light`, with content's service token), checks that astrology's fingerprint of this
-    /// birth data equals the report's `chart` (else 422 `chart_mismatch`, field `birth`), and draws the
-    /// picture into the PDF. The birth data is not stored. The PDF is drawn anew for every request and is not
-    /// to be cached (`Cache-Control: private, no-store`; no `ETag`): the app saves the file itself.
+    /// astrology for the chart's picture once (`POST /internal/astrology/charts/natal.svg?theme=light&fingerprint=<chart>`,
+    /// with content's service token); astrology validates the birth data and compares its fingerprint with the
+    /// report's `chart` before it casts anything (else 422 `chart_mismatch`, field `birth`), and content draws
+    /// the picture into the PDF. The birth data is not stored. The PDF is drawn anew for every request and is not
+    /// to be cached (`Cache-Control: private, no-store`; no `ETag`): the app saves the file itself. Each PDF is a
+    /// render: an account may have `RENDERS_PER_ACCOUNT_PER_MINUTE` (20 by default) a minute, PDFs and share
+    /// cards together, then 429 `render_limited` with `Retry-After`.
     ///
-    /// Checked in this order: token (401), AstroSvitla user token (403), the report (404 `not_found`, 403
-    /// `report_revoked`, 409 `report_pending` or `report_failed` unless `ready`), the body (415, 400, 422
-    /// `validation_failed` naming `birth`, `birth.date` or `birth.place`), astrology (422 `validation_failed`
-    /// with each field under `birth.` as for a purchase; 503 `astrology_unavailable`), then the fingerprint
-    /// (422 `chart_mismatch`).
+    /// Checked in this order, the cheap checks first: token (401), AstroSvitla user token (403), the report (404
+    /// `not_found`, 403 `report_revoked`, 409 `report_pending` or `report_failed` unless `ready`), the body (415,
+    /// 400, 422 `validation_failed` naming `birth`, `birth.date` or `birth.place`), the account's renders (429
+    /// `render_limited`), astrology (422 `validation_failed` with each field under `birth.` as for a purchase;
+    /// 503 `astrology_unavailable`), then the fingerprint (422 `chart_mismatch`).
     ///
     ///
     /// - Remark: HTTP `POST /v1/reports/{reportId}/pdf`.
@@ -1983,7 +1996,8 @@ extension APIProtocol {
     ///   sentence is taken for the name of a person or a company, unless it is one of a few allowed words (`I`,
     ///   the weekdays, `CEO`, `HR`, `IT`, `Excel`, `Zoom`, `Tết`, `Thứ Hai`…), and the answer is set aside.
     /// * **Artisanal.** When no model is configured (the default of `make up`), none answers within
-    ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), or its answer is set aside (the output guard, or a name),
+    ///   `ROAST_BUDGET_SECONDS` (5 s by default, in all), its answer is set aside (the output guard, or a name), or
+    ///   the account's model calls of the day are spent (`LLM_CALLS_PER_ACCOUNT_PER_DAY`, 50 by default, UTC days),
     ///   content's local grammar writes the roast for the same category, spice level, mood and language, in
     ///   microseconds (in a collection, for the scenario's category: the grammar does not know the situation).
     ///   `artisanal` is then `true`.
@@ -2139,7 +2153,9 @@ extension APIProtocol {
     /// 1080×1080 (`format=post`), in the card template `template` (`ember` by default; `cardTemplates` of
     /// `GET /v1/roasts/catalogue` lists them). Only for the caller's own roasts. RoastMeLater user tokens only.
     /// Checked in this order: token (401), RoastMeLater user token (403), the id (404 when it is not a UUID), the
-    /// query (422 naming each invalid parameter), the roast (404), the template (403 `premium_locked`).
+    /// query (422 naming each invalid parameter), the roast (404), the template (403 `premium_locked`), then, for
+    /// a card not drawn yet, the account's renders (429 `render_limited`: `RENDERS_PER_ACCOUNT_PER_MINUTE`, 20 by
+    /// default, PDFs and share cards together; a card already drawn is not a render).
     ///
     /// * **What it shows:** the app's logo and name; a chip with the category's emoji and the category's name in
     ///   the roast's language; the roast's text in a panel, set as large as fits its box (Pango lays out Vietnamese

@@ -1,6 +1,7 @@
 import Ephemeris
 import Foundation
 import Hummingbird
+import LanternContracts
 import LanternCore
 import LanternHTTP
 import NIOCore
@@ -35,20 +36,39 @@ struct ChartsController: Sendable {
         JSONResponse(try await chart(try await request.decodeJSON(as: NatalRequest.self, context: context)))
     }
 
-    /// The same chart drawn as SVG (`?theme=light|dark`).
+    /// The same chart drawn as SVG (`?theme=light|dark`). With `?fingerprint=`, only the chart of that fingerprint:
+    /// compared before anything is cast (a keyed hash of the normalised birth data), so a caller checking birth data
+    /// it was sent against the chart it knows pays for a drawing only when they match.
     @Sendable func natalSVG(_ request: Request, context: LanternRequestContext) async throws -> Response {
         let themeText = request.uri.queryParameters["theme"].map(String.init) ?? "light"
-        guard let theme = ChartSVG.Theme(rawValue: themeText) else { throw Problem.invalid(field: "theme", "must be light or dark") }
-        let answer = try await chart(try await request.decodeJSON(as: NatalRequest.self, context: context))
+        let expected = request.uri.queryParameters["fingerprint"].map(String.init)
+        var v = FieldValidator()
+        let theme = ChartSVG.Theme(rawValue: themeText)
+        v.check(theme != nil, "theme", "must be light or dark")
+        if let expected {
+            v.check(expected.utf8.count == 64 && expected.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) },
+                    "fingerprint", "must be a chart fingerprint (64 lower-case hex digits)")
+        }
+        try v.validate()
+        guard let theme else { throw Problem.invalid([]) }
+        let input = try await birthInput(try await request.decodeJSON(as: NatalRequest.self, context: context))
+        if let expected, charts.fingerprint(moment: input.moment, place: input.place) != expected {
+            throw Problem(status: 409, code: AstrologyEndpoint.fingerprintMismatch, title: "Another chart",
+                          detail: "The birth data is not that of the chart with this fingerprint.")
+        }
+        let answer = try await charts.cast(input)
         let svg = ChartSVG.render(NatalChart(planets: answer.planets, houses: answer.houses, aspects: answer.aspects), theme: theme)
         return Response(status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "private, max-age=86400"],
                         body: .init(byteBuffer: ByteBuffer(string: svg)))
     }
 
     private func chart(_ body: NatalRequest) async throws -> NatalCharts.NatalResponse {
+        try await charts.cast(try await birthInput(body))
+    }
+
+    private func birthInput(_ body: NatalRequest) async throws -> BirthInput {
         var validator = FieldValidator()
-        let input = try BirthInput.validate(date: body.date, time: body.time, place: try await body.place?.resolved(with: places),
-                                            fold: body.fold, orbs: body.orbs, &validator)
-        return try await charts.cast(input)
+        return try BirthInput.validate(date: body.date, time: body.time, place: try await body.place?.resolved(with: places),
+                                       fold: body.fold, orbs: body.orbs, &validator)
     }
 }

@@ -1,3 +1,4 @@
+import ContentKit
 import Crypto
 import Foundation
 import LanternAppStore
@@ -33,7 +34,8 @@ enum ReportRefusal: Error, Equatable {
 /// The natal chart of birth data, from astrology: its placements, and its picture.
 protocol ChartSource: Sendable {
     func natalChart(_ birth: BirthData) async throws -> NatalChartSummary
-    func natalChartPicture(_ birth: BirthData) async throws -> String
+    /// The chart drawn, only when its fingerprint is `fingerprint` (`ChartMismatch` otherwise, before any drawing).
+    func natalChartPicture(_ birth: BirthData, fingerprint: String?) async throws -> String
 }
 
 /// AstroSvitla's reports (FR-021–FR-048): the catalogue, purchases verified with the App Store's signature and
@@ -194,15 +196,16 @@ struct Reports: Sendable {
     /// (astrology's fingerprint of it is the report's `chart`): positions are never stored, so the app sends them again.
     func pdf(_ report: ReportRecord, birth: BirthData) async throws -> Data {
         guard let sections = report.sections else { throw ReportRefusal.reportPending }
-        async let chart = charts.natalChart(birth)
-        async let picture = charts.natalChartPicture(birth)
-        guard try await chart.fingerprint == report.chart else {
+        // One call: astrology compares the fingerprint before it casts or draws anything, so birth data of another
+        // chart costs no ephemeris work (it used to cost a chart and a drawing before its 422).
+        let picture: String
+        do { picture = try await charts.natalChartPicture(birth, fingerprint: report.chart) } catch is ChartMismatch {
             throw ReportRefusal.chartMismatch
         }
         var notes: [String] = []
         if !report.timeKnown { notes.append(writer.composer.texts.timeUnknown[report.language]) }
         return try await ReportPDF.render(title: catalogue.area(report.area).title[report.language], sections: sections,
-                                          chartSVG: try await picture, language: report.language, notes: notes,
+                                          chartSVG: picture, language: report.language, notes: notes,
                                           writtenAt: report.readyAt ?? report.createdAt)
     }
 

@@ -13,6 +13,8 @@ import NIOFoundationCompat
 /// `/v1/reports/{id}` with its `text` and `pdf`.
 struct ReportsController: Sendable {
     let reports: Reports
+    /// Each PDF is a render (`RENDERS_PER_ACCOUNT_PER_MINUTE`).
+    let renders: RenderLimit
 
     // MARK: Bodies
 
@@ -181,6 +183,8 @@ struct ReportsController: Sendable {
         let report = try await ready(context)
         let body = try await request.decodeJSON(as: PDFRequest.self, context: context)
         let birth = try BirthBody.required(body.birth)
+        // The cheap checks first (the token, the report, the body); then the render counts.
+        if let retryAfter = await renders.admit(try user(context)) { throw renders.problem(retryAfter: retryAfter) }
         let data: Data
         do { data = try await reports.pdf(report, birth: birth) } catch let unavailable as InternalUnavailable {
             context.logger.warning("PDF not rendered: no chart", metadata: ["reason": "\(unavailable)"])

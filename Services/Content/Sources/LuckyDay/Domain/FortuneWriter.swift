@@ -53,6 +53,7 @@ struct FortuneWriter: Sendable {
             seed: GenerationSeed("luckyday", profile.userID.uuidString.lowercased(), day.description, Self.version),
             maxOutputTokens: 120, temperature: 1.0, budget: budget)
         request.pinned = ["core": ArtisanalPool.index(for: profile.userID, position: poolPosition, count: poolSize)]
+        request.account = profile.userID.uuidString.lowercased()
         return request
     }
 

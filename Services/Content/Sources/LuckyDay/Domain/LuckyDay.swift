@@ -88,7 +88,9 @@ struct LuckyDay: Sendable {
         let reading = BaziReading(try await astrology.bazi(birth)).displayNames()
         let known = birth.time != nil
         let previous = try await records.profile(of: user)
-        let texts = await self.texts.write(for: reading, seedParts: ["luckyday", user.uuidString.lowercased(), "profile", String((previous?.version ?? 0) + 1)])
+        if let previous, previous.isMade(from: reading, birthTimeKnown: known, timeZone: timeZone) { return previous }
+        let texts = await self.texts.write(for: reading, seedParts: ["luckyday", user.uuidString.lowercased(), "profile", String((previous?.version ?? 0) + 1)],
+                                           account: user.uuidString.lowercased())
         let pillars = reading.pillars.map { pillar in
             var pillar = pillar
             pillar.assumed = !known && pillar.role == "hour"

@@ -120,6 +120,15 @@ struct LuckyProfile: Sendable, Equatable {
 
     static let unknownTimeLimitation = "Birth time unknown: the Hour pillar (Inner Heart) is drawn for noon and may not be yours."
 
+    /// Whether the profile was made from this reading in this zone: the same birth data sent again, which changes
+    /// nothing (no model call, no new made-ahead fortune; issue #23: each save used to cost a model call).
+    func isMade(from reading: BaziReading, birthTimeKnown known: Bool, timeZone zone: String) -> Bool {
+        func signs(_ pillars: [Pillar]) -> [Pillar] { pillars.map { var pillar = $0; pillar.poem = ""; pillar.assumed = false; return pillar } }
+        return timeZone == zone && birthTimeKnown == known && zodiacAnimal == reading.zodiacAnimal && yearElement == reading.yearElement
+            && dayMaster == "\(reading.dayMaster.polarity) \(reading.dayMaster.element)" && elements == reading.elements
+            && signs(pillars) == signs(reading.pillars)
+    }
+
     /// The five elements in the order of their generating cycle.
     static let order = ["Wood", "Fire", "Earth", "Metal", "Water"]
 

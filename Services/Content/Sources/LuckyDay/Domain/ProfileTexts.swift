@@ -53,10 +53,12 @@ struct ProfileTexts: Sendable {
         return list
     }
 
-    /// - Parameter seedParts: what makes the texts this profile's own (app, user, profile version).
-    func write(for reading: BaziReading, seedParts: [String]) async -> Texts {
+    /// - Parameters:
+    ///   - seedParts: what makes the texts this profile's own (app, user, profile version).
+    ///   - account: whose model calls the texts count against (`ModelCallBudget`).
+    func write(for reading: BaziReading, seedParts: [String], account: String) async -> Texts {
         let seed = GenerationSeed(parts: seedParts)
-        let request = LLMRequest(
+        var request = LLMRequest(
             task: "profile", system: Self.system,
             instruction: """
                 Write a mystical nickname (one adjective, then "\(reading.yearElement) \(reading.zodiacAnimal)"), a poetic description \
@@ -65,6 +67,7 @@ struct ProfileTexts: Sendable {
                 """,
             descriptors: Self.descriptors(reading), format: .json(schema: Self.schema),
             rules: OutputRules(language: .english), seed: seed, maxOutputTokens: 700, temperature: 0.9, budget: budget)
+        request.account = account
         let remote = try? await generator.generate(request)
         let parsed = remote.flatMap { $0.source.isLocal ? nil : Self.parse($0.text, reading: reading) }
         var texts = Texts(nickname: parsed?.nickname ?? "", poems: parsed?.poems ?? [:], essence: parsed?.essence ?? [], artisanal: parsed == nil)

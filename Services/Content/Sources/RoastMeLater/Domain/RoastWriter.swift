@@ -52,7 +52,7 @@ struct RoastWriter: Sendable {
     }
 
     func request(_ order: RoastOrder, taste: RoastTaste = .none, user: UUID, roast: UUID, budget: Duration) -> LLMRequest {
-        LLMRequest(
+        var request = LLMRequest(
             task: "roast", system: Self.system(order.language),
             instruction: (order.scenario == nil ? "Write one roast about the category below" : "Write one roast about the situation below, in the collection's theme")
                 + (order.mood == nil ? ", as sharp as its spice level says." : ", as sharp as its spice level says, in the tone the reader's mood asks for."),
@@ -60,6 +60,8 @@ struct RoastWriter: Sendable {
             rules: OutputRules(maxCharacters: Self.maxCharacters, language: order.language.textLanguage),
             seed: GenerationSeed("roastmelater", user.uuidString.lowercased(), roast.uuidString.lowercased(), Self.version),
             maxOutputTokens: 160, temperature: 1.0, budget: budget)
+        request.account = user.uuidString.lowercased()
+        return request
     }
 
     /// A roast: from a model when one answers within `budget` and names no one, else artisanal.

@@ -1,3 +1,4 @@
+import ContentKit
 import Foundation
 import LanternCore
 import LanternRendering
@@ -15,6 +16,8 @@ struct ShareCards: Sendable {
     let cards: any CardRecords
     let catalogue: RoastCatalogue
     let link: String
+    /// Drawing counts against the account's renders a minute; a card already drawn does not.
+    let renders: RenderLimit
     let clock: WallClock
 
     enum Outcome: Sendable, Equatable {
@@ -22,6 +25,8 @@ struct ShareCards: Sendable {
         case card(Data, etag: String)
         case roastNotFound
         case premiumLocked
+        /// The card would be drawn, and the account's renders of the minute are spent.
+        case renderLimited(retryAfter: Int)
     }
 
     func card(_ roastID: UUID, user: UUID, template: RoastCatalogue.CardTemplate, format: ShareCard.Format) async throws -> Outcome {
@@ -32,6 +37,7 @@ struct ShareCards: Sendable {
             return .card(png, etag: etag)
         }
         guard let category = catalogue.category(roast.category) else { throw CatalogueGap(detail: "no category '\(roast.category)' in the catalogue") }
+        if let retryAfter = await renders.admit(user) { return .renderLimited(retryAfter: retryAfter) }
         let content = ShareCard.Content(text: roast.text, language: roast.language, category: category, categoryName: category.names[roast.language],
                                         spice: roast.spice, link: link)
         let png = try await Renderer.run { try ShareCard.png(content, template: template.id, format: format) }

@@ -345,6 +345,8 @@ struct RoastsController: Sendable {
         case .premiumLocked:
             throw Problem(status: 403, code: "premium_locked", title: "Forbidden", detail: "The '\(template.id)' template unlocks with a 7-day streak.",
                           errors: [.init(field: "template", message: "unlocks with a 7-day streak (the premium_roasts reward)")])
+        case .renderLimited(let retryAfter):
+            throw cards.renders.problem(retryAfter: retryAfter)
         case .card(let png, let etag):
             var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, max-age=31536000, immutable",
                                        .contentDisposition: "inline; filename=\"roast-\(template.id)-\(format.rawValue).png\""]

@@ -422,10 +422,13 @@ struct ReportsTests {
         try await withStore(store) { h in
             let user = UUID()
             let report = try await h.buy(user, jws: try h.transaction(store, for: user), language: "uk").decode(ReportBody.self)
-            // Another chart's birth data does not draw this report's chart.
+            // Another chart's birth data does not draw this report's chart, and costs one call to astrology, which
+            // compares the fingerprint before drawing (it was a chart and a drawing before the 422).
+            let calls = h.astrology.natalRequests.load(ordering: .relaxed)
             let other = try await h.request(.post, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla,
                                             json: #"{"birth":{"date":"1991-01-01","time":"10:00","place":{"id":703448}}}"#)
             #expect(try other.status == .unprocessableContent && other.decode(ProblemBody.self).code == "chart_mismatch")
+            #expect(h.astrology.natalRequests.load(ordering: .relaxed) == calls + 1)
             let noBirth = try await h.request(.post, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla, json: "{}")
             #expect(noBirth.status == .unprocessableContent)
             let response = try await h.request(.post, "/v1/reports/\(report.id)/pdf", as: user, app: .astrosvitla, json: #"{"birth":\#(birth)}"#)
@@ -447,6 +450,24 @@ struct ReportsTests {
             }
             // No positions are kept: the picture came from the birth data of this request.
             #expect(try await h.count("SELECT count(*)::int FROM information_schema.columns WHERE table_schema = 'content' AND column_name LIKE '%svg%'") == 0)
+        }
+    }
+
+    @Test("PDFs past RENDERS_PER_ACCOUNT_PER_MINUTE are 429 render_limited, counted after the body's checks and before astrology is asked")
+    func pdfRenderLimit() async throws {
+        let store = try TestAppStore()
+        try await withStore(store, extra: ["RENDERS_PER_ACCOUNT_PER_MINUTE": "1"]) { h in
+            let user = UUID()
+            let report = try await h.buy(user, jws: try h.transaction(store, for: user)).decode(ReportBody.self)
+            let path = "/v1/reports/\(report.id)/pdf"
+            #expect(try await h.request(.post, path, as: user, app: .astrosvitla, json: "{}").status == .unprocessableContent,
+                    "a malformed body is refused before it counts")
+            #expect(try await h.request(.post, path, as: user, app: .astrosvitla, json: #"{"birth":\#(birth)}"#).status == .ok)
+            let calls = h.astrology.natalRequests.load(ordering: .relaxed)
+            let limited = try await h.request(.post, path, as: user, app: .astrosvitla, json: #"{"birth":\#(birth)}"#)
+            #expect(limited.status == .tooManyRequests && Int(limited.headers[.retryAfter] ?? "") ?? 0 >= 1)
+            #expect(try limited.decode(ProblemBody.self).code == "render_limited")
+            #expect(h.astrology.natalRequests.load(ordering: .relaxed) == calls, "a refused render costs astrology nothing")
         }
     }
 

@@ -43,7 +43,7 @@ struct ContentHarness {
                 try await astrology.serve { astrologyURL in
                     try await TestEnvironment.withDatabase { url in
                         let prefix = TestEnvironment.uniquePrefix()
-                        var variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
+                        var variables = ["OPS_PORT": "0", "DATABASE_URL": url, "REDIS_URL": try await TestEnvironment.redisURL(for: "content", prefix: prefix), "STREAM_PREFIX": prefix, "LOG_LEVEL": "warning",
                                          "IDENTITY_URL": identityURL.absoluteString, "ASTROLOGY_URL": astrologyURL.absoluteString,
                                          "SERVICE_SECRET": FakeIdentity.serviceSecret, "SCHEDULER_INTERVAL_SECONDS": "0.2",
                                          "ROASTMELATER_OPERATOR_KEYS": ContentHarness.operatorKeys.map { "\($0.key):\($0.value)" }.joined(separator: ","),
@@ -312,14 +312,19 @@ final class FakeAstrology: Sendable {
                     let problem = #"{"type":"about:blank","title":"Invalid request","status":422,"code":"validation_failed","errors":[{"field":"date","message":"must be a real date YYYY-MM-DD between 1900-01-01 and 2100-12-31"}]}"#
                     return Response(status: .unprocessableContent, headers: [.contentType: "application/problem+json"], body: .init(byteBuffer: ByteBuffer(string: problem)))
                 }
-                if path.hasSuffix(".svg") {
-                    return Response(status: .ok, headers: [.contentType: "image/svg+xml"], body: .init(byteBuffer: ByteBuffer(string: Self.svg)))
-                }
                 let timeKnown = json["time"] is String
                 // Of the normalised fields, as astrology's is (the JSON's key order is the encoder's business).
                 let place = (json["place"] as? [String: Any]) ?? [:]
                 let normalised = "\(json["date"] ?? "")|\(json["time"] ?? "unknown")|\(place["id"] ?? "")|\(place["latitude"] ?? "")|\(place["longitude"] ?? "")"
                 let fingerprint = SHA256.hash(data: Data(normalised.utf8)).map { String(format: "%02x", $0) }.joined()
+                if path.hasSuffix(".svg") {
+                    // `?fingerprint=`: another chart's birth data is refused before anything is drawn.
+                    if let expected = request.uri.queryParameters["fingerprint"], String(expected) != fingerprint {
+                        let problem = #"{"type":"https://lantern.dev/problems/fingerprint-mismatch","title":"Another chart","status":409,"code":"fingerprint_mismatch","detail":"The birth data is not that of the chart with this fingerprint."}"#
+                        return Response(status: .conflict, headers: [.contentType: "application/problem+json"], body: .init(byteBuffer: ByteBuffer(string: problem)))
+                    }
+                    return Response(status: .ok, headers: [.contentType: "image/svg+xml"], body: .init(byteBuffer: ByteBuffer(string: Self.svg)))
+                }
                 var chart = Self.natal
                 chart.fingerprint = fingerprint
                 chart.houses.reliable = timeKnown

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import LanternCore
 import LanternHTTP
+import LanternRedis
 import LanternTokens
 import Logging
 import Metrics

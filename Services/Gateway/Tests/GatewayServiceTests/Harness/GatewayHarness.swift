@@ -73,7 +73,7 @@ func withTestGateway(_ mode: TestingSetup, _ extra: [String: String] = [:],
         let prefix = TestEnvironment.uniquePrefix()
         // A generous upstream timeout: only the timeout test is about it, and a loaded machine must not turn the
         // fake upstream's answer into a 504.
-        var variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": prefix, "LOG_LEVEL": "error",
+        var variables = ["REDIS_URL": try await TestEnvironment.redisURL(for: "gateway", prefix: prefix), "STREAM_PREFIX": prefix, "LOG_LEVEL": "error",
                          "IDENTITY_URL": "http://127.0.0.1:\(port)", "HTTP_PORT": "0", "UPSTREAM_TIMEOUT": "60"]
         for (name, value) in extra { variables[name] = value.isEmpty ? "http://127.0.0.1:\(port)" : value }
         let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)

@@ -55,7 +55,7 @@ public struct Brain: Sendable {
     /// The request: a fixed instruction and three descriptors. The user and date only seed the local generator,
     /// which never leaves the process.
     static func request(for day: DayDescriptors, user: UUID, date: LocalDay, budget: Duration) -> LLMRequest {
-        LLMRequest(
+        var request = LLMRequest(
             task: task,
             system: """
                 You are the mood of Symbi, a small ghost pet that lives on its owner's phone. You are told how the owner's \
@@ -73,6 +73,8 @@ public struct Brain: Sendable {
             maxOutputTokens: 16,
             temperature: 0.2,
             budget: budget)
+        request.account = user.uuidString.lowercased()
+        return request
     }
 }
 
