@@ -322,7 +322,7 @@ let package = Package(
         .target(name: "SocketIOProtocol", dependencies: ["LanternCore"], path: "Services/Gateway/Sources/SocketIOProtocol", swiftSettings: strict),
         .testTarget(
             name: "ImageSanitizerTests",
-            dependencies: ["ImageSanitizer"],
+            dependencies: ["ImageSanitizer", "LanternTestSupport"],
             path: "Tests/ImageSanitizerTests",
             resources: [.copy("Fixtures")],
             swiftSettings: strict

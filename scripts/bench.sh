@@ -38,8 +38,9 @@ ONLY=",${BENCH_ONLY:-http,instructions,bus,realtime,push,astrology,luckyday,astr
 part() { [[ "$ONLY" == *",$1,"* ]]; }
 
 ensure_packages --bench
-# BENCH_PG_STATEMENTS=1: PostgreSQL counts its statements (pg_stat_statements), and the Lucky Day part prints, after
-# the breaks through the gateway, the statements that took the most time and the tables read by sequential scans.
+# BENCH_PG_STATEMENTS=1: PostgreSQL counts its statements (pg_stat_statements), and the writes measured through the
+# gateway (Lucky Day's breaks, roasts, check-ins, metrics uploads) are each followed by the statements that took the
+# most time and the tables read by sequential scans.
 PG_OPTIONS="-c fsync=off -c synchronous_commit=off"
 [ -n "${BENCH_PG_STATEMENTS:-}" ] && PG_OPTIONS+=" -c shared_preload_libraries=pg_stat_statements"
 start_postgres bench "$PG_PORT" "$PG_OPTIONS"
@@ -333,7 +334,9 @@ done
 say "roasts of the day made ahead: $made"
 export TOKENS_FILE="$STATE/bench/roastmelater-tokens.txt"
 run_wrk roastmelater-me-gateway http://127.0.0.1:18080/v1/me 64 users.lua
+pg_counters_reset
 run_wrk roastmelater-roast-gateway http://127.0.0.1:18080/v1/roasts 64 roast.lua
+pg_counters roast
 run_wrk roastmelater-widget-gateway "http://127.0.0.1:18080/v1/widgets/roastmelater?size=large" 64 users.lua
 run_wrk roastmelater-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
 "$BIN/lantern-bench" roastmelater | tee -a "$OUT"
@@ -346,7 +349,9 @@ say "gamification: 640 RoastMeLater users; check-ins and the profile through the
 roastmelater_users "$STATE/bench/gamification-tokens.txt" 640
 export TOKENS_FILE="$STATE/bench/gamification-tokens.txt"
 run_wrk gamification-me-gateway http://127.0.0.1:18080/v1/me 64 users.lua
+pg_counters_reset
 run_wrk gamification-checkin-gateway http://127.0.0.1:18080/v1/gamification/check-ins 64 checkin.lua
+pg_counters checkin
 run_wrk gamification-profile-gateway http://127.0.0.1:18080/v1/gamification/profile 64 users.lua
 run_wrk gamification-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
 "$BIN/lantern-bench" gamification --redis "$REDIS_URL" --database-url "postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench" \
@@ -358,7 +363,9 @@ say "Symbi: 640 device users; metrics uploads and the state through the gateway 
 device_users symbi "$STATE/bench/symbi-tokens.txt" 640
 export TOKENS_FILE="$STATE/bench/symbi-tokens.txt"
 run_wrk symbi-me-gateway http://127.0.0.1:18080/v1/me 64 users.lua
+pg_counters_reset
 run_wrk symbi-metrics-gateway http://127.0.0.1:18080/v1/symbi/metrics 64 symbi-metrics.lua
+pg_counters upload
 run_wrk symbi-state-gateway http://127.0.0.1:18080/v1/symbi/state 64 users.lua
 run_wrk symbi-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
 SYMBI_DB="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench"

@@ -65,8 +65,10 @@ public actor RemoteKeySet {
             // Keep serving the old keys when the key server is briefly down.
             logger.warning("key set refresh failed; keeping cached keys", metadata: ["url": "\(url)", "error": "\(error)"])
         } catch let unavailable as KeySetUnavailable {
+            logger.warning("key set unavailable", metadata: ["url": "\(url)", "reason": "\(unavailable.reason)"])
             throw unavailable
         } catch {
+            logger.warning("key set unavailable", metadata: ["url": "\(url)", "error": "\(error)"])
             throw KeySetUnavailable(reason: "\(error)")
         }
     }
@@ -98,7 +100,8 @@ public actor RemoteKeySet {
     }
 }
 
-/// The key set could not be fetched (the issuer is down or answered garbage): a 503, not the caller's fault.
+/// The key set could not be fetched (the issuer is down or answered garbage): a 503, not the caller's fault. The
+/// reason is for the log; the problem says what a person can act on (a client error's type name is not that).
 public struct KeySetUnavailable: ProblemConvertible, CustomStringConvertible, Sendable {
     public let reason: String
     public init(reason: String) { self.reason = reason }
@@ -106,6 +109,6 @@ public struct KeySetUnavailable: ProblemConvertible, CustomStringConvertible, Se
 
     public var problem: Problem {
         Problem(status: 503, code: "keys_unavailable", title: "Service unavailable",
-                detail: "Token signing keys could not be loaded (\(reason)); try again shortly.")
+                detail: "The keys that check access tokens could not be loaded from the identity service; try again shortly.", retryAfter: 5)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LanternTestSupport
 @testable import ImageSanitizer
 import Testing
 
@@ -21,7 +22,7 @@ struct ImageSanitizerTests {
     @Test("metadata is removed and the image is otherwise intact", arguments: [
         ("with-exif.jpg", ImageFormat.jpeg), ("with-text.png", .png), ("with-exif.webp", .webp), ("with-exif.heic", .heic),
     ])
-    func strips(name: String, format: ImageFormat) throws {
+    func strips(name: String, format: ImageFormat) async throws {
         let original = try Self.fixture(name)
         #expect(Self.secrets.contains { Self.contains(original, $0) }, "the fixture should carry metadata")
         let image = try ImageSanitizer().sanitize(original)
@@ -29,7 +30,7 @@ struct ImageSanitizerTests {
         #expect(image.width == 64 && image.height == 48)
         #expect(!image.removed.isEmpty)
         for secret in Self.secrets { #expect(!Self.contains(image.bytes, secret), "\(secret) survived in \(name)") }
-        try Self.expectDecodes(image.bytes, name: name, width: 64, height: 48)
+        try await Self.expectDecodes(image.bytes, name: name, width: 64, height: 48)
         // Sanitizing is idempotent: a clean image comes back unchanged.
         let again = try ImageSanitizer().sanitize(image.bytes)
         #expect(again.bytes == image.bytes)
@@ -38,26 +39,20 @@ struct ImageSanitizerTests {
 
     /// Decodes the result with an independent decoder (Pillow + pillow-heif, installed by scripts/test.sh):
     /// stripping must never break the picture.
-    static func expectDecodes(_ bytes: [UInt8], name: String, width: Int, height: Int) throws {
+    static func expectDecodes(_ bytes: [UInt8], name: String, width: Int, height: Int) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("sanitized-\(UUID().uuidString)-\(name)")
         try Data(bytes).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        // On NIO's blocking pool (`ChildProcess`): a test waiting for Python must not hold a concurrency thread.
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", """
             import sys, pillow_heif
             from PIL import Image
             pillow_heif.register_heif_opener()
             im = Image.open(sys.argv[1]); im.load()
             print(im.size[0], im.size[1], len(im.getexif()))
-            """, file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(name) does not decode after sanitizing: \(output)")
+            """, file.path])
+        let output = String(decoding: result.stdout, as: UTF8.self)
+        #expect(result.status == 0, "\(name) does not decode after sanitizing: \(output) \(result.stderr)")
         #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "\(width) \(height) 0", "\(name): \(output)")
     }
 
@@ -239,18 +234,18 @@ struct AllowListTests {
     }
 
     @Test("JPEG: no byte outside the allowed segments survives, and the result still decodes")
-    func jpeg() throws {
+    func jpeg() async throws {
         let image = try ImageSanitizer().sanitize(try Self.smugglingJPEG())
         for secret in ["SECRET-THUMB", "SECRET-ADOBE", "SECRET-ICC", "SECRET-JPG0", "SECRET-APP3", "SECRET-TAIL"] {
             #expect(!ImageSanitizerTests.contains(image.bytes, secret), "\(secret) survived")
         }
         #expect(ImageSanitizerTests.contains(image.bytes, "JFIF") && ImageSanitizerTests.contains(image.bytes, "Adobe"))
-        try ImageSanitizerTests.expectDecodes(image.bytes, name: "allow-list.jpg", width: 64, height: 48)
+        try await ImageSanitizerTests.expectDecodes(image.bytes, name: "allow-list.jpg", width: 64, height: 48)
         #expect(try ImageSanitizer().sanitize(image.bytes).bytes == image.bytes)
     }
 
     @Test("JPEG: a sound ICC profile is kept (colours depend on it) and written again from its bytes")
-    func iccProfile() throws {
+    func iccProfile() async throws {
         var profile = [UInt8](repeating: 0, count: 132)
         profile.replaceSubrange(0..<4, with: HostileImageTests.be32(132))
         profile.replaceSubrange(36..<40, with: Array("acsp".utf8))
@@ -258,7 +253,7 @@ struct AllowListTests {
         let withICC = Array(original.prefix(2)) + Self.segment(0xE2, Array("ICC_PROFILE\0".utf8) + [1, 1] + profile) + Array(original.dropFirst(2))
         let image = try ImageSanitizer().sanitize(withICC)
         #expect(ImageSanitizerTests.contains(image.bytes, "ICC_PROFILE") && ImageSanitizerTests.contains(image.bytes, "acsp"))
-        try ImageSanitizerTests.expectDecodes(image.bytes, name: "icc.jpg", width: 64, height: 48)
+        try await ImageSanitizerTests.expectDecodes(image.bytes, name: "icc.jpg", width: 64, height: 48)
     }
 
     @Test("JPEG: a second frame header (a huge one before the real one, or after it) is refused, not checked once")
@@ -301,7 +296,7 @@ struct AllowListTests {
     }
 
     @Test("PNG: private, unknown and metadata chunks are dropped, colour chunks kept")
-    func png() throws {
+    func png() async throws {
         let original = try ImageSanitizerTests.fixture("with-text.png")
         let iend = original.count - 12
         let smuggled = Array(original[..<iend]) + Self.chunk("prVt", Array("SECRET-PRIVATE".utf8)) + Self.chunk("eXIf", Array("MM\0*SECRET-EXIF".utf8))
@@ -310,6 +305,6 @@ struct AllowListTests {
         #expect(!ImageSanitizerTests.contains(image.bytes, "SECRET-PRIVATE") && !ImageSanitizerTests.contains(image.bytes, "SECRET-EXIF"))
         #expect(image.removed.contains("prVt") && image.removed.contains("eXIf") && image.removed.contains("pHYs"))
         #expect(ImageSanitizerTests.contains(image.bytes, "gAMA"))
-        try ImageSanitizerTests.expectDecodes(image.bytes, name: "allow-list.png", width: 64, height: 48)
+        try await ImageSanitizerTests.expectDecodes(image.bytes, name: "allow-list.png", width: 64, height: 48)
     }
 }

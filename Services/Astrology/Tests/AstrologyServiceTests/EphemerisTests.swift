@@ -1,5 +1,6 @@
 import Ephemeris
 import Foundation
+import LanternTestSupport
 import Testing
 
 /// Positions and houses against `swetest`, the Swiss Ephemeris' own reference program (Debian package
@@ -14,16 +15,11 @@ struct EphemerisTests {
         var speed: [Double]
     }
 
-    /// Runs `swetest` for a Julian day (UT) and returns its comma-separated rows.
-    static func swetest(_ arguments: [String]) throws -> [[String]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/swetest")
-        process.arguments = arguments + ["-g,", "-head"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+    /// Runs `swetest` for a Julian day (UT) and returns its comma-separated rows (on NIO's blocking pool, as every
+    /// child process of the tests: `ChildProcess`).
+    static func swetest(_ arguments: [String]) async throws -> [[String]] {
+        let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/swetest"), arguments + ["-g,", "-head"])
+        return String(decoding: output.stdout, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
     }
 
     /// Julian days from 1900 to 2100, deterministic, at varied times of day.
@@ -36,7 +32,7 @@ struct EphemerisTests {
     @Test("ten bodies within 1″ of swetest (longitude, latitude) for 60 dates 1900–2100", arguments: [0, 1, 2, 3, 4, 5])
     func positions(slice: Int) async throws {
         for jd in Self.days[(slice * 10)..<(slice * 10 + 10)] {
-            let rows = try Self.swetest(["-bj\(jd)", "-ut", "-p0123456789", "-fPlbs"])
+            let rows = try await Self.swetest(["-bj\(jd)", "-ut", "-p0123456789", "-fPlbs"])
             #expect(rows.count == 10)
             let ours = try await Self.ephemeris.compute { session in try Body.allCases.map { try session.position(of: $0, julianDayUT: jd) } }
             for (position, row) in zip(ours, rows) {
@@ -53,7 +49,7 @@ struct EphemerisTests {
     func houses() async throws {
         let places: [(Double, Double)] = [(50.4501, 30.5234), (-33.8688, 151.2093), (0.0, -78.5), (64.1466, -21.9426), (40.7128, -74.0060)]
         for (jd, place) in zip(Self.days.prefix(15), places + places + places) {
-            let rows = try Self.swetest(["-bj\(jd)", "-ut", "-house\(place.1),\(place.0),P", "-p", "-fPl"])
+            let rows = try await Self.swetest(["-bj\(jd)", "-ut", "-house\(place.1),\(place.0),P", "-p", "-fPl"])
             let ours = try await Self.ephemeris.compute { $0.houses(julianDayUT: jd, latitude: place.0, longitude: place.1) }
             #expect(ours.system == .placidus)
             let cusps = rows.prefix(12).compactMap { Double($0[1]) }

@@ -24,7 +24,7 @@ struct NatalChartTests {
             let jd = try #require(birth["julianDayUT"] as? Double)
             let planets = try #require(json["planets"] as? [[String: Any]])
             #expect(planets.count == 10)
-            let rows = try EphemerisTests.swetest(["-bj\(jd)", "-ut", "-p0123456789", "-fPl"])
+            let rows = try await EphemerisTests.swetest(["-bj\(jd)", "-ut", "-p0123456789", "-fPl"])
             for (planet, row) in zip(planets, rows) {
                 let lon = try #require(planet["longitude"] as? Double)
                 #expect(abs(lon - (Double(row[1]) ?? .nan)) * 3600 < 1, "\(planet["body"] ?? "?")")

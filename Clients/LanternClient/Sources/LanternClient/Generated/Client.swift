@@ -1548,6 +1548,11 @@ public struct Client: APIProtocol {
                     }
                     return .badGateway(.init(body: body))
                 case 503:
+                    let headers: Components.Responses.TokenCheckUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Components.Headers.RetryAfter.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.TokenCheckUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1568,7 +1573,10 @@ public struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .serviceUnavailable(.init(body: body))
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 504:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.GatewayTimeout.Body
@@ -2714,6 +2722,11 @@ public struct Client: APIProtocol {
                     }
                     return .badGateway(.init(body: body))
                 case 503:
+                    let headers: Components.Responses.TokenCheckUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Components.Headers.RetryAfter.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.TokenCheckUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2734,7 +2747,10 @@ public struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .serviceUnavailable(.init(body: body))
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 504:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.GatewayTimeout.Body
@@ -3038,6 +3054,11 @@ public struct Client: APIProtocol {
                     }
                     return .badGateway(.init(body: body))
                 case 503:
+                    let headers: Components.Responses.TokenCheckUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Components.Headers.RetryAfter.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.TokenCheckUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3058,7 +3079,10 @@ public struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .serviceUnavailable(.init(body: body))
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 504:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.GatewayTimeout.Body
@@ -3269,6 +3293,11 @@ public struct Client: APIProtocol {
                     }
                     return .badGateway(.init(body: body))
                 case 503:
+                    let headers: Components.Responses.TokenCheckUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Components.Headers.RetryAfter.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.TokenCheckUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3289,7 +3318,10 @@ public struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .serviceUnavailable(.init(body: body))
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 504:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.GatewayTimeout.Body
@@ -3618,6 +3650,11 @@ public struct Client: APIProtocol {
                     }
                     return .badGateway(.init(body: body))
                 case 503:
+                    let headers: Components.Responses.TokenCheckUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Components.Headers.RetryAfter.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.TokenCheckUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3638,7 +3675,10 @@ public struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .serviceUnavailable(.init(body: body))
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 504:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.GatewayTimeout.Body
@@ -3869,6 +3909,11 @@ public struct Client: APIProtocol {
                     }
                     return .badGateway(.init(body: body))
                 case 503:
+                    let headers: Components.Responses.TokenCheckUnavailable.Headers = .init(retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Components.Headers.RetryAfter.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.TokenCheckUnavailable.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3889,7 +3934,10 @@ public struct Client: APIProtocol {
                     default:
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
-                    return .serviceUnavailable(.init(body: body))
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 504:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.GatewayTimeout.Body

@@ -509,6 +509,22 @@ extension Components {
             }
         }
         public struct TokenCheckUnavailable: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TokenCheckUnavailable/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// Seconds until the rate-limit window ends (at least 1).
+                ///
+                /// - Remark: Generated from `#/components/responses/TokenCheckUnavailable/headers/Retry-After`.
+                public var retryAfter: Components.Headers.RetryAfter?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - retryAfter: Seconds until the rate-limit window ends (at least 1).
+                public init(retryAfter: Components.Headers.RetryAfter? = nil) {
+                    self.retryAfter = retryAfter
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.TokenCheckUnavailable.Headers
             /// - Remark: Generated from `#/components/responses/TokenCheckUnavailable/content`.
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/components/responses/TokenCheckUnavailable/content/application\/problem+json`.
@@ -531,8 +547,13 @@ extension Components {
             /// Creates a new `TokenCheckUnavailable`.
             ///
             /// - Parameters:
+            ///   - headers: Received HTTP response headers
             ///   - body: Received HTTP response body
-            public init(body: Components.Responses.TokenCheckUnavailable.Body) {
+            public init(
+                headers: Components.Responses.TokenCheckUnavailable.Headers = .init(),
+                body: Components.Responses.TokenCheckUnavailable.Body
+            ) {
+                self.headers = headers
                 self.body = body
             }
         }

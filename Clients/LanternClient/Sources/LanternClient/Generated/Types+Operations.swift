@@ -2009,7 +2009,7 @@ public enum Operations {
                 }
             }
             /// `keys_unavailable` (the gateway could not load identity's key set to check the token and has none
-            /// cached) or `upstream_unavailable` (identity is not reachable).
+            /// cached; `Retry-After: 5`) or `upstream_unavailable` (identity is not reachable).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/auth/logout/post(logout)/responses/503`.
@@ -3680,7 +3680,7 @@ public enum Operations {
                 }
             }
             /// `keys_unavailable` (the gateway could not load identity's key set to check the token and has none
-            /// cached) or `upstream_unavailable` (identity is not reachable).
+            /// cached; `Retry-After: 5`) or `upstream_unavailable` (identity is not reachable).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/me/get(getMe)/responses/503`.
@@ -4100,7 +4100,7 @@ public enum Operations {
                 }
             }
             /// `keys_unavailable` (the gateway could not load identity's key set to check the token and has none
-            /// cached) or `upstream_unavailable` (identity is not reachable).
+            /// cached; `Retry-After: 5`) or `upstream_unavailable` (identity is not reachable).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)/responses/503`.
@@ -4397,7 +4397,7 @@ public enum Operations {
                 }
             }
             /// `keys_unavailable` (the gateway could not load identity's key set to check the token and has none
-            /// cached) or `upstream_unavailable` (identity is not reachable).
+            /// cached; `Retry-After: 5`) or `upstream_unavailable` (identity is not reachable).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)/responses/503`.
@@ -4886,7 +4886,7 @@ public enum Operations {
                 }
             }
             /// `keys_unavailable` (the gateway could not load identity's key set to check the token and has none
-            /// cached) or `upstream_unavailable` (identity is not reachable).
+            /// cached; `Retry-After: 5`) or `upstream_unavailable` (identity is not reachable).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/me/devices/{deviceId}/put(putDevice)/responses/503`.
@@ -5253,7 +5253,7 @@ public enum Operations {
                 }
             }
             /// `keys_unavailable` (the gateway could not load identity's key set to check the token and has none
-            /// cached) or `upstream_unavailable` (identity is not reachable).
+            /// cached; `Retry-After: 5`) or `upstream_unavailable` (identity is not reachable).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/me/devices/{deviceId}/delete(deleteDevice)/responses/503`.

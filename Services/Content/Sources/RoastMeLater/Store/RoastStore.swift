@@ -42,19 +42,36 @@ struct RoastStore: RoastRecords {
     }
 
     func taste(of user: UUID, category: String) async throws -> RoastTaste {
-        // One round trip: the dislikes among the category's latest roasts, and the user's latest 🔥 texts.
-        for try await (dislikes, favourites) in try await client.query("""
-            SELECT (SELECT count(*) FILTER (WHERE reaction = 'dislike')::int FROM (
-                        SELECT reaction FROM content.roasts WHERE user_id = \(user) AND category = \(category) ORDER BY id DESC LIMIT \(RoastTaste.window)
-                    ) latest),
-                   (SELECT coalesce(array_agg(text), '{}') FROM (
-                        SELECT text FROM content.roasts WHERE user_id = \(user) AND reaction = 'fire'
-                        ORDER BY (category = \(category)) DESC, reacted_at DESC LIMIT \(RoastTaste.maxExamples)
-                    ) loved)
-            """, logger: logger).decode((Int, [String]).self) {
+        for try await (dislikes, favourites) in try await client.execute(ReadTaste(user: user, category: category), logger: logger) {
             return RoastTaste(recentDislikes: dislikes, favourites: favourites)
         }
         return .none
+    }
+
+    /// The read of every roast, prepared once per connection (planned once, not per request): in one round trip,
+    /// the dislikes among the category's latest roasts and the user's latest 🔥 texts.
+    struct ReadTaste: PostgresPreparedStatement {
+        static let sql = """
+            SELECT (SELECT count(*) FILTER (WHERE reaction = 'dislike')::int FROM (
+                        SELECT reaction FROM content.roasts WHERE user_id = $1 AND category = $2 ORDER BY id DESC LIMIT \(RoastTaste.window)
+                    ) latest),
+                   (SELECT coalesce(array_agg(text), '{}') FROM (
+                        SELECT text FROM content.roasts WHERE user_id = $1 AND reaction = 'fire'
+                        ORDER BY (category = $2) DESC, reacted_at DESC LIMIT \(RoastTaste.maxExamples)
+                    ) loved)
+            """
+        typealias Row = (Int, [String])
+        var user: UUID
+        var category: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(user)
+            bindings.append(category)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
     func stats(of user: UUID) async throws -> RoastStats {
@@ -99,20 +116,8 @@ struct RoastStore: RoastRecords {
             subject: roast.userID.lowercased, at: roast.createdAt)
         // One statement: the roast and its event commit together in one round trip (the outbox row is written only
         // when the roast was, not for a retry that lost the race on its Idempotency-Key).
-        let stored = try await first(client.query("""
-            WITH inserted AS (
-                INSERT INTO content.roasts (id, user_id, category, spice, mood, language, text, artisanal, source, local_date, created_at,
-                                            idempotency_key, collection, scenario)
-                VALUES (\(roast.id), \(roast.userID), \(roast.category), \(roast.spice), \(roast.mood), \(roast.language.rawValue), \(roast.text),
-                        \(roast.artisanal), \(roast.source), \(roast.localDate)::date, \(roast.createdAt), \(key), \(roast.collection), \(roast.scenario))
-                ON CONFLICT (user_id, idempotency_key) DO NOTHING
-                RETURNING \(unescaped: Self.columns)
-            ), announced AS (
-                INSERT INTO \(unescaped: outbox.table) (stream, event_id, payload)
-                SELECT \(event.stream), \(event.eventID), \(event.payload) FROM inserted
-            )
-            SELECT \(unescaped: Self.columns) FROM inserted
-            """, logger: logger))
+        var stored: Roast?
+        for try await row in try await client.execute(RecordRoast(roast: roast, key: key, event: event), logger: logger) { stored = row }
         if let stored {
             outbox.committed()
             return stored
@@ -122,6 +127,53 @@ struct RoastStore: RoastRecords {
             throw StoreInconsistency("content.roasts: an insert conflicted on a key that is not there")
         }
         return earlier
+    }
+
+    /// The write of every roast, prepared once per connection. Its event goes to `content.outbox` (content's schema,
+    /// as its tables'); the types are given, since mood, key, collection and scenario may be absent.
+    struct RecordRoast: PostgresPreparedStatement {
+        static let sql = """
+            WITH inserted AS (
+                INSERT INTO content.roasts (id, user_id, category, spice, mood, language, text, artisanal, source, local_date, created_at,
+                                            idempotency_key, collection, scenario)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::date, $11, $12, $13, $14)
+                ON CONFLICT (user_id, idempotency_key) DO NOTHING
+                RETURNING \(RoastStore.columns)
+            ), announced AS (
+                INSERT INTO content.outbox (stream, event_id, payload) SELECT $15, $16, $17 FROM inserted
+            )
+            SELECT \(RoastStore.columns) FROM inserted
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.uuid, .uuid, .text, .int8, .text, .text, .text, .bool, .text, .text,
+                                                           .timestamptz, .text, .text, .text, .text, .uuid, .text]
+        typealias Row = Roast
+        var roast: Roast
+        var key: String?
+        var event: Outbox.Row
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 17)
+            bindings.append(roast.id)
+            bindings.append(roast.userID)
+            bindings.append(roast.category)
+            bindings.append(roast.spice)
+            bindings.append(roast.mood)
+            bindings.append(roast.language.rawValue)
+            bindings.append(roast.text)
+            bindings.append(roast.artisanal)
+            bindings.append(roast.source)
+            bindings.append(roast.localDate)
+            bindings.append(roast.createdAt)
+            bindings.append(key)
+            bindings.append(roast.collection)
+            bindings.append(roast.scenario)
+            bindings.append(event.stream)
+            bindings.append(event.eventID)
+            bindings.append(event.payload)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try RoastStore.decode(row) }
     }
 
     func page(of user: UUID, _ filter: RoastFilter) async throws -> RoastPage {

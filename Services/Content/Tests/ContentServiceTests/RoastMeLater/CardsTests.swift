@@ -20,13 +20,13 @@ struct DecodedPNG: Decodable {
 }
 
 enum PillowCheck {
-    static func decode(_ png: Data) throws -> DecodedPNG {
+    /// Pillow's reading of `png`, run on NIO's blocking pool (`ChildProcess`): a test waiting for a child process
+    /// must not hold one of the few concurrency threads every test and server of the run shares.
+    static func decode(_ png: Data) async throws -> DecodedPNG {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("card-\(UUID().uuidString).png")
         try png.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        let output = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", """
             import sys, json, struct
             from PIL import Image
             data = open(sys.argv[1], "rb").read()
@@ -37,16 +37,9 @@ enum PillowCheck {
             thumb = im.convert("RGB").resize((64, 64))
             print(json.dumps({"width": im.size[0], "height": im.size[1], "mode": im.mode, "chunks": chunks,
                               "info": sorted(k for k in im.info.keys() if k not in ("dpi",)), "colours": len(set(thumb.getdata()))}))
-            """, file.path]
-        let pipe = Pipe(), errors = Pipe()
-        process.standardOutput = pipe
-        process.standardError = errors
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PillowFailure(description: "Pillow cannot decode the card: \(problem)") }
-        return try JSONDecoder().decode(DecodedPNG.self, from: output)
+            """, file.path])
+        guard output.status == 0 else { throw PillowFailure(description: "Pillow cannot decode the card: \(output.stderr)") }
+        return try JSONDecoder().decode(DecodedPNG.self, from: output.stdout)
     }
 
     struct PillowFailure: Error, CustomStringConvertible { var description: String }
@@ -78,7 +71,7 @@ struct CardsTests {
                     let response = try await h.request(.get, "/v1/roasts/\(roast.id)/card?template=\(template)&format=\(format)", as: user, app: .roastmelater)
                     #expect(response.status == .ok && response.headers[.contentType] == "image/png", "\(template) \(format): \(String(buffer: response.body))")
                     let png = Data(buffer: response.body)
-                    let decoded = try PillowCheck.decode(png)
+                    let decoded = try await PillowCheck.decode(png)
                     #expect(decoded.width == width && decoded.height == height, "\(template) \(format)")
                     // Pixels only: no text, time, EXIF or physical-size chunk (Cairo's PNG writer adds bKGD, the default
                     // background colour, a rendering hint that says nothing about anyone).
@@ -105,7 +98,7 @@ struct CardsTests {
     }
 
     @Test("the longest roast in Vietnamese is drawn in every template and format (LANTERN_CARD_SAMPLES=<folder> keeps the PNGs to look at)")
-    func longest() throws {
+    func longest() async throws {
         let catalogue = try RoastMeLaterContent.catalogue()
         let category = try #require(catalogue.category("meetings"))
         let text = String(Self.longest.prefix(220))
@@ -114,7 +107,7 @@ struct CardsTests {
                 let content = ShareCard.Content(text: text, language: .vi, category: category, categoryName: category.names.vi, spice: 5,
                                                 link: "https://roastmelater.app")
                 let png = try ShareCard.png(content, template: template, format: format)
-                let decoded = try PillowCheck.decode(png)
+                let decoded = try await PillowCheck.decode(png)
                 #expect(decoded.width == format.size.width && decoded.height == format.size.height)
                 if let folder = ProcessInfo.processInfo.environment["LANTERN_CARD_SAMPLES"] {
                     try png.write(to: URL(fileURLWithPath: folder).appendingPathComponent("\(template)-\(format.rawValue)-vi-longest.png"))

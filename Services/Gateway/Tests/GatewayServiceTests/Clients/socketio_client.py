@@ -16,8 +16,15 @@ sio = socketio.Client(reconnection=False, request_timeout=30)
 done = threading.Event()
 
 
+printing = threading.Lock()
+
+
 def say(kind, data=None):
-    print(json.dumps({"kind": kind, "data": data}), flush=True)
+    # One write per line, under a lock: handlers run on the client's threads, and print() writes the text and its
+    # newline separately, so two at once interleave into one line (seen on a loaded CI machine).
+    with printing:
+        sys.stdout.write(json.dumps({"kind": kind, "data": data}) + "\n")
+        sys.stdout.flush()
 
 
 @sio.event
@@ -41,9 +48,14 @@ def on_session_ended(data):
     say("session_ended", data)
 
 
+ended = threading.Lock()
+
+
 @sio.event
 def disconnect(*reason):  # python-socketio >= 5.12 passes the reason
-    if until_ended:  # the server ended it (the other runs end by disconnecting themselves)
+    # The server ended it (the other runs end by disconnecting themselves). Reported once: the namespace's
+    # disconnect ("41", "server disconnect") may be followed by the transport's close ("transport error").
+    if until_ended and ended.acquire(blocking=False):
         say("disconnected", [str(r) for r in reason])
         done.set()
 
