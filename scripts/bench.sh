@@ -62,6 +62,13 @@ pg_counters() {
 }
 
 say "building release binaries (a first release build takes ~12 minutes)"
+# Each executable's own module (its main.swift) is compiled anew: in release, cross-module optimization bakes into it
+# the layout of types from modules it does not import (health-brain's configuration holds LanternLLM's), and the
+# incremental build does not notice when those change. A stale main.swift.o once read the configuration's last
+# field 8 bytes off and health-brain crashed at start. These modules are one small file each.
+for entry in "${LANTERN_SERVICES[@]}" "astrology-bench" "lantern-bench"; do
+  set -- $entry; rm -rf "$ROOT/.build/release/${1//-/_}.build"
+done
 for entry in "${LANTERN_SERVICES[@]}" "astrology-bench" "lantern-bench"; do
   set -- $entry; swift_build -c release --product "$1"
 done
@@ -308,6 +315,21 @@ TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-me-gateway http://127.0.0.1:18080/v1/me
 TOKEN="$ASTRO_TOKEN" run_wrk astrosvitla-catalogue-direct "http://127.0.0.1:18084/v1/reports/areas?chart=$CHART" 64
 fi
 
+# bus_settled LABEL SERVICE: waits (at most 60 s) until SERVICE's outbox is empty and every consumer group of its
+# stream has read and acknowledged everything; prints how long that took.
+bus_settled() {
+  local started=$SECONDS db="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench"
+  while [ $((SECONDS - started)) -lt 60 ]; do
+    local left waiting
+    left=$(psql_url "$db" "SELECT count(*) FROM $2.outbox")
+    waiting=$(redis-cli -p "$REDIS_PORT" --no-auth-warning XINFO GROUPS "lantern.events.$2" 2>/dev/null \
+      | awk 'prev == "pending" || prev == "lag" { sum += ($0 == "" ? 1 : $0) } { prev = $0 } END { print sum + 0 }')
+    [ "$left" = 0 ] && [ "$waiting" = 0 ] && { say "bus settled after $((SECONDS - started)) s (${1##*/})"; return 0; }
+    sleep 0.5
+  done
+  say "bus not settled after 60 s (${1##*/}): measuring anyway"
+}
+
 # device_users APP FILE [COUNT]: COUNT (64) new device accounts of APP, one access token per line.
 device_users() {
   : > "$2"
@@ -337,6 +359,9 @@ run_wrk roastmelater-me-gateway http://127.0.0.1:18080/v1/me 64 users.lua
 pg_counters_reset
 run_wrk roastmelater-roast-gateway http://127.0.0.1:18080/v1/roasts 64 roast.lua
 pg_counters roast
+# The widget is measured once the roasts' events are through: content's outbox relayed and every group that reads
+# content's stream (gamification counts each roast) caught up, so the read is not measured against their catch-up.
+bus_settled "$STATE/bench/roastmelater-roast-gateway" content
 run_wrk roastmelater-widget-gateway "http://127.0.0.1:18080/v1/widgets/roastmelater?size=large" 64 users.lua
 run_wrk roastmelater-me-gateway-after http://127.0.0.1:18080/v1/me 64 users.lua
 "$BIN/lantern-bench" roastmelater | tee -a "$OUT"

@@ -38,7 +38,7 @@ struct StreakStore: StreakRecords {
     func commit(_ change: StreakChange) async throws -> Bool {
         if change.checkInOnly, let checkIn = change.checkIn { return try await record(checkIn, of: change) }
         let state = try Self.encode(change.row.state)
-        let user = change.user, app = change.app.rawValue, at = change.at
+        let user = change.user, at = change.at
         // Events tagged with what they are about: '' the change itself, `badge:<id>`, `reward:<id>`; a badge's or
         // reward's only if its row is new.
         var streams: [String] = [], ids: [UUID] = [], payloads: [String] = [], tags: [String] = []
@@ -57,45 +57,91 @@ struct StreakStore: StreakRecords {
             add(try outbox.prepare(frame, subject: subject, at: at), "reward:\(id)")
             if let push { add(try outbox.prepare(push, subject: subject, at: at), "reward:\(id)") }
         }
-        let checkIn = change.checkIn
-        let result = try checkIn.map { try Self.encode($0.result) } ?? "{}"
-        let badgeIDs = change.badges.map(\.badge), badgeSubjects = change.badges.map(\.subject)
-        let rows = try await client.query("""
+        let result = try change.checkIn.map { try Self.encode($0.result) } ?? "{}"
+        let rows = try await client.execute(CommitChange(change: change, state: state, result: result, streams: streams, ids: ids,
+                                                         payloads: payloads, tags: tags), logger: logger)
+        var written = false
+        for try await count in rows { written = count == 1 }
+        if written, !streams.isEmpty { outbox.committed() }
+        return written
+    }
+
+    /// The write of every check-in that changes the streak's row (and of freezes and reminder settings), prepared once
+    /// per connection: the row's conditional upsert, the check-in under its key, new badges and rewards, and the
+    /// events of what is new, in one statement. (Parsed and planned on every call it was most of a check-in's time in
+    /// PostgreSQL; the benchmark's travellers change zone, so each of their check-ins writes the row.)
+    struct CommitChange: PostgresPreparedStatement {
+        static let sql = """
             WITH s AS (
                 INSERT INTO gamification.streaks AS t (user_id, app, state, version, zone, reminders, remind_at, updated_at)
-                VALUES (\(user), \(app), \(state)::jsonb, \(change.row.version), \(change.row.zone), \(change.row.reminders), \(change.row.remindAt), \(at))
+                VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8)
                 ON CONFLICT (user_id, app) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, zone = EXCLUDED.zone,
                     reminders = EXCLUDED.reminders, remind_at = EXCLUDED.remind_at, updated_at = EXCLUDED.updated_at
-                WHERE t.version = \(change.expectedVersion ?? -1)
+                WHERE t.version = $9
                 RETURNING 1
             ), c AS (
                 INSERT INTO gamification.check_ins (user_id, app, idempotency_key, occurred_at, zone, local_date, counted, result, created_at)
-                SELECT \(user), \(app), \(checkIn?.key ?? ""), \(checkIn?.occurredAt ?? at), \(checkIn?.zone ?? ""),
-                       \(checkIn?.result.localDate.description ?? "1970-01-01")::date, \(checkIn?.result.counted ?? false), \(result)::jsonb, \(at)
-                FROM s WHERE \(checkIn != nil)
+                SELECT $1, $2, $11, $12, $13, $14::date, $15, $16::jsonb, $8 FROM s WHERE $10
                 ON CONFLICT DO NOTHING
             ), b AS (
                 INSERT INTO gamification.badges (user_id, app, badge, subject, earned_at)
-                SELECT \(user), \(app), x.badge, x.subject, \(at) FROM s, unnest(\(badgeIDs)::text[], \(badgeSubjects)::text[]) AS x(badge, subject)
+                SELECT $1, $2, x.badge, x.subject, $8 FROM s, unnest($17::text[], $18::text[]) AS x(badge, subject)
                 ON CONFLICT DO NOTHING RETURNING badge
             ), r AS (
                 INSERT INTO gamification.rewards (user_id, app, reward, unlocked_at)
-                SELECT \(user), \(app), x.reward, \(at) FROM s, unnest(\(change.rewards)::text[]) AS x(reward)
+                SELECT $1, $2, x.reward, $8 FROM s, unnest($19::text[]) AS x(reward)
                 ON CONFLICT DO NOTHING RETURNING reward
             ), o AS (
-                INSERT INTO \(unescaped: outbox.table) (stream, event_id, payload)
+                INSERT INTO gamification.outbox (stream, event_id, payload)
                 SELECT x.stream, x.event_id, x.payload
-                FROM unnest(\(streams)::text[], \(ids)::uuid[], \(payloads)::text[], \(tags)::text[]) WITH ORDINALITY AS x(stream, event_id, payload, tag, n)
+                FROM unnest($20::text[], $21::uuid[], $22::text[], $23::text[]) WITH ORDINALITY AS x(stream, event_id, payload, tag, n)
                 WHERE EXISTS (SELECT 1 FROM s)
                   AND (x.tag = '' OR x.tag IN (SELECT 'badge:' || badge FROM b) OR x.tag IN (SELECT 'reward:' || reward FROM r))
                 ORDER BY x.n
             )
             SELECT count(*)::int FROM s
-            """, logger: logger)
-        var written = false
-        for try await count in rows.decode(Int.self) { written = count == 1 }
-        if written, !streams.isEmpty { outbox.committed() }
-        return written
+            """
+        static let bindingDataTypes: [PostgresDataType] = [
+            .uuid, .text, .text, .int8, .text, .bool, .timestamptz, .timestamptz, .int8,
+            .bool, .text, .timestamptz, .text, .text, .bool, .text,
+            .textArray, .textArray, .textArray, .textArray, .uuidArray, .textArray, .textArray,
+        ]
+        typealias Row = Int
+        var change: StreakChange
+        var state: String
+        var result: String
+        var streams: [String], ids: [UUID], payloads: [String], tags: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            let checkIn = change.checkIn
+            var bindings = PostgresBindings(capacity: 23)
+            bindings.append(change.user)
+            bindings.append(change.app.rawValue)
+            bindings.append(state)
+            bindings.append(change.row.version)
+            bindings.append(change.row.zone)
+            bindings.append(change.row.reminders)
+            bindings.append(change.row.remindAt)
+            bindings.append(change.at)
+            bindings.append(change.expectedVersion ?? -1)
+            bindings.append(checkIn != nil)
+            bindings.append(checkIn?.key ?? "")
+            bindings.append(checkIn?.occurredAt ?? change.at)
+            bindings.append(checkIn?.zone ?? "")
+            bindings.append(checkIn?.result.localDate.description ?? "1970-01-01")
+            bindings.append(checkIn?.result.counted ?? false)
+            bindings.append(result)
+            bindings.append(change.badges.map(\.badge))
+            bindings.append(change.badges.map(\.subject))
+            bindings.append(change.rewards)
+            bindings.append(streams)
+            bindings.append(ids)
+            bindings.append(payloads)
+            bindings.append(tags)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
     }
 
     /// Keeps a check-in that changed nothing under its key: one insert, no condition on the streak's row (the
