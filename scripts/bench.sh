@@ -320,10 +320,13 @@ fi
 bus_settled() {
   local started=$SECONDS db="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench"
   while [ $((SECONDS - started)) -lt 60 ]; do
-    local left waiting
+    local left waiting last
     left=$(psql_url "$db" "SELECT count(*) FROM $2.outbox")
-    waiting=$(redis-cli -p "$REDIS_PORT" --no-auth-warning XINFO GROUPS "lantern.events.$2" 2>/dev/null \
-      | awk 'prev == "pending" || prev == "lag" { sum += ($0 == "" ? 1 : $0) } { prev = $0 } END { print sum + 0 }')
+    # Caught up: nothing pending, and the last entry delivered is the stream's last (a group's `lag` can be unknown
+    # once the stream has been trimmed).
+    last=$(redis-cli -p "$REDIS_PORT" XINFO STREAM "lantern.events.$2" 2>/dev/null | awk 'prev == "last-generated-id" { print; exit } { prev = $0 }')
+    waiting=$(redis-cli -p "$REDIS_PORT" XINFO GROUPS "lantern.events.$2" 2>/dev/null \
+      | awk -v last="$last" '(prev == "pending" && $0 != "0") || (prev == "last-delivered-id" && $0 != last) { n++ } { prev = $0 } END { print n + 0 }')
     [ "$left" = 0 ] && [ "$waiting" = 0 ] && { say "bus settled after $((SECONDS - started)) s (${1##*/})"; return 0; }
     sleep 0.5
   done
