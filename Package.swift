@@ -485,7 +485,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LanternServiceTests",
-            dependencies: ["LanternService", "LanternCore", "LanternDatabase", "LanternTestSupport", postgres, lifecycle, logging],
+            dependencies: ["LanternService", "LanternCore", "LanternDatabase", "LanternTestSupport", "LanternTokens", hummingbird, nioCore,
+                           postgres, lifecycle, logging],
             path: "Tests/LanternServiceTests",
             swiftSettings: strict
         ),

@@ -86,11 +86,19 @@ extension Problem {
         Problem(status: 400, code: code, title: "Malformed request", detail: detail, errors: field.map { [FieldError(field: $0, message: detail)] })
     }
 
-    /// 422: the request parsed but a field's value is not acceptable.
+    /// 422: the request parsed but a field's value is not acceptable. `errors` lists every field; the detail, which
+    /// a person reads, names the first `detailFields` of them and counts the rest (a body with forty bad items
+    /// would otherwise make a detail of pages).
     public static func invalid(_ errors: [FieldError], code: String = "validation_failed") -> Problem {
-        let detail = errors.map { "\($0.field): \($0.message)" }.joined(separator: "; ")
+        var detail = errors.prefix(detailFields).map { "\($0.field): \($0.message)" }.joined(separator: "; ")
+        if errors.count > detailFields {
+            detail += "; and \(errors.count - detailFields) more (every one is in errors)"
+        }
         return Problem(status: 422, code: code, title: "Invalid request", detail: detail, errors: errors)
     }
+
+    /// How many field errors a 422's detail names.
+    public static let detailFields = 3
 
     public static func invalid(field: String, _ message: String, code: String = "validation_failed") -> Problem {
         invalid([FieldError(field: field, message: message)], code: code)

@@ -7,6 +7,7 @@ import LanternDatabase
 import LanternEvents
 import LanternHTTP
 import LanternRedis
+import LanternTokens
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -184,6 +185,18 @@ public struct ServiceBuilder: Sendable {
         gaugeSamples.append(sample)
     }
 
+    /// App tokens checked against identity's published key set (`<identity>/.well-known/jwks.json`). The set is
+    /// loaded beside the server as the process starts, and tried again until it is, so that the first requests
+    /// find it rather than wait for it; until then `/health/ready` says `identity_keys: failing`.
+    public mutating func addAccessTokens(identity: URL) -> AccessTokenVerifier {
+        let keySet = RemoteKeySet(identity: identity, logger: logger)
+        background.append(KeySetPreload(keySet: keySet))
+        readiness.add("identity_keys") {
+            guard await keySet.isLoaded else { throw KeysNotLoadedYet(url: keySet.url) }
+        }
+        return AccessTokenVerifier(keySet: keySet, clock: clock)
+    }
+
     /// A named check of `/health/ready`.
     public mutating func addReadiness(_ name: String, _ check: @escaping ReadinessChecks.Check) {
         readiness.add(name, check)
@@ -257,6 +270,22 @@ public struct ServiceBuilder: Sendable {
             for work in startup { try await work() }
         }
         return app
+    }
+}
+
+struct KeysNotLoadedYet: Error, CustomStringConvertible {
+    let url: String
+    var description: String { "no key set loaded from \(url) yet" }
+}
+
+/// Loads identity's key set as the process starts, then stays until the shutdown (a service that returns would
+/// end the whole group).
+private struct KeySetPreload: Service {
+    let keySet: RemoteKeySet
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await keySet.preload() }
+        try? await gracefulShutdown()
     }
 }
 

@@ -96,10 +96,9 @@ public struct AccessTokenVerifier: Sendable {
 
     /// What every service but identity verifies with: identity's published key set at `identityURL`, cached
     /// for 10 minutes and fetched again at once (at most every second) when a token names an unknown key.
+    /// A service builds it with `ServiceBuilder.addAccessTokens`, which also loads the set as the process starts.
     public init(identity identityURL: URL, clock: WallClock, logger: Logger) {
-        let keySet = RemoteKeySet(url: identityURL.appendingPathComponent(".well-known/jwks.json").absoluteString, httpClient: .shared,
-                                  maxAge: .seconds(600), minRefreshInterval: .seconds(1), logger: logger)
-        self.init(keySet: keySet, clock: clock)
+        self.init(keySet: RemoteKeySet(identity: identityURL, logger: logger), clock: clock)
     }
 
     /// Returns the claims of a valid token for `audience`, or throws `TokenError`.

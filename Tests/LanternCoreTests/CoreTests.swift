@@ -89,6 +89,17 @@ struct ProblemTests {
         #expect(throws: Problem.invalid([.init(field: "a", message: "bad a"), .init(field: "c.d", message: "bad c.d")])) { try v.validate() }
     }
 
+    @Test("a 422 with many bad fields lists every one in errors; its detail names the first three and counts the rest")
+    func manyFields() {
+        let errors = (0..<40).map { Problem.FieldError(field: "days[\($0)].date", message: "is more than 29 days ago: the pet keeps 30 days of history") }
+        let problem = Problem.invalid(errors)
+        #expect(problem.errors?.count == 40)
+        #expect(problem.detail?.hasPrefix("days[0].date: is more than 29 days ago") == true)
+        #expect(problem.detail?.hasSuffix("days[2].date: is more than 29 days ago: the pet keeps 30 days of history; and 37 more (every one is in errors)") == true)
+        #expect((problem.detail?.count ?? 0) < 300)
+        #expect(Problem.invalid(Array(errors.prefix(3))).detail?.contains("every one is in errors") == false)
+    }
+
     @Test("problem JSON has the RFC 9457 members and a stable code")
     func problemJSON() throws {
         let data = try JSONEncoder.lantern.encode(Problem.tooManyRequests(retryAfter: 7))

@@ -13,6 +13,8 @@ public final class FakeIdentityProvider: Sendable {
 
     private let published = Mutex<[Key]>([])
     public let fetchCount = Mutex(0)
+    /// How many of the next fetches answer 503 (an issuer restarting, a machine too busy to answer in time).
+    public let failures = Mutex(0)
 
     public init() {}
 
@@ -30,6 +32,11 @@ public final class FakeIdentityProvider: Sendable {
         let router = Router()
         router.get("/certs") { _, _ in
             self.fetchCount.withLock { $0 += 1 }
+            let fails = self.failures.withLock { count in
+                defer { count = max(0, count - 1) }
+                return count > 0
+            }
+            if fails { return Response(status: .serviceUnavailable) }
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: try self.jwksJSON())))
         }

@@ -97,23 +97,61 @@ struct RemoteKeySetTests {
         }
     }
 
-    @Test("RemoteKeySet throws KeySetUnavailable when the key server is down or does not answer 200")
+    @Test("RemoteKeySet throws KeySetUnavailable when the key server is down or does not answer 200 (no patience: one try)")
     func unavailable() async throws {
         let provider = FakeIdentityProvider()
         provider.publish([try FakeIdentityProvider.makeKey(kid: "a")])
         try await provider.serve { url in
             let missing = url.deletingLastPathComponent().appendingPathComponent("no-such-certs")
-            let keySet = RemoteKeySet(url: missing.absoluteString, httpClient: .shared, logger: TestEnvironment.logger)
+            let keySet = RemoteKeySet(url: missing.absoluteString, httpClient: .shared, patience: .zero, logger: TestEnvironment.logger)
             let error = await #expect(throws: KeySetUnavailable.self) { try await keySet.keys(for: "a") }
             #expect(error?.reason.contains("404") == true)
         }
         let stopped = try await provider.serve { url in url }  // the server has stopped when this returns
         try await withNoRetryClient { http in
-            let keySet = RemoteKeySet(url: stopped.absoluteString, httpClient: http, logger: TestEnvironment.logger)
+            let keySet = RemoteKeySet(url: stopped.absoluteString, httpClient: http, patience: .zero, logger: TestEnvironment.logger)
             await #expect(throws: KeySetUnavailable.self) { try await keySet.keys(for: nil) }
             await #expect(throws: KeySetUnavailable.self) { try await keySet.keys(for: "a") }
         }
         #expect(provider.fetchCount.withLock { $0 } == 0)
+    }
+
+    @Test("until a first set is loaded, a failed fetch is tried again within the request, one fetch at a time however many callers wait")
+    func firstLoadRetried() async throws {
+        let provider = FakeIdentityProvider()
+        provider.publish([try FakeIdentityProvider.makeKey(kid: "a")])
+        provider.failures.withLock { $0 = 2 }
+        try await provider.serve { url in
+            let keySet = RemoteKeySet(url: url.absoluteString, httpClient: .shared, minRefreshInterval: .milliseconds(100),
+                                      patience: .seconds(60), logger: TestEnvironment.logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<20 { group.addTask { _ = try await keySet.keys(for: "a") } }
+                try await group.waitForAll()
+            }
+            #expect(provider.fetchCount.withLock { $0 } == 3, "two failures, then the set: one fetch each")
+        }
+    }
+
+    @Test("past its patience a caller gets KeySetUnavailable after trying again; preload() goes on until the set is loaded")
+    func patienceAndPreload() async throws {
+        let provider = FakeIdentityProvider()
+        provider.publish([try FakeIdentityProvider.makeKey(kid: "a")])
+        provider.failures.withLock { $0 = 1_000_000 }
+        try await provider.serve { url in
+            let keySet = RemoteKeySet(url: url.absoluteString, httpClient: .shared, minRefreshInterval: .milliseconds(50),
+                                      patience: .seconds(2), logger: TestEnvironment.logger)
+            await #expect(throws: KeySetUnavailable.self) { try await keySet.keys(for: "a") }
+            #expect(provider.fetchCount.withLock { $0 } >= 2, "tried again within its patience")
+            #expect(!(await keySet.isLoaded))
+
+            provider.failures.withLock { $0 = 3 }
+            let before = provider.fetchCount.withLock { $0 }
+            await keySet.preload()
+            #expect(await keySet.isLoaded)
+            #expect(provider.fetchCount.withLock { $0 } == before + 4)
+            _ = try await keySet.keys(for: "a")
+            #expect(provider.fetchCount.withLock { $0 } == before + 4, "no fetch once loaded")
+        }
     }
 
     @Test("a verifier over identity's published Ed25519 key set accepts identity's tokens and refuses another issuer's")

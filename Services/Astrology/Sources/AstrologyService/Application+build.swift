@@ -37,7 +37,7 @@ public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, d
         _ = try await places.index()
     }
 
-    let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: clock, logger: logger)
+    let verifier = service.addAccessTokens(identity: configuration.identityURL)
     let calendars = LunisolarCalendars(ephemeris: ephemeris)
     let router = buildAstrologyRouter(
         service.makeRouter(),

@@ -69,7 +69,7 @@ public func buildContentApplication(
     for consumer in apps.flatMap(\.consumers) { consumers[consumer.stream, default: EventHandlers()].merge(consumer.handlers) }
     for (stream, handlers) in consumers.sorted(by: { "\($0.key)" < "\($1.key)" }) { service.consume(stream, handlers: handlers) }
 
-    let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: clock, logger: logger)
+    let verifier = service.addAccessTokens(identity: configuration.identityURL)
     return service.application(router: buildContentRouter(service.makeRouter(), requireAuth: RequireAccessToken(verifier: verifier), apps: apps))
 }
 

@@ -39,7 +39,7 @@ public func buildGamificationApplication(
         }
     })
 
-    let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: clock, logger: service.logger)
+    let verifier = service.addAccessTokens(identity: configuration.identityURL)
     let router = buildGamificationRouter(service.makeRouter(), requireAuth: RequireAccessToken(verifier: verifier),
                                          gamification: GamificationController(streaks: streaks, profiles: activityStore))
     return service.application(router: router)

@@ -46,7 +46,7 @@ public func buildGatewayApplication(
 
     // Key-set fetches use the shared client: the proxy client's read timeout is the upstream timeout, which is
     // about API calls, not about fetching keys.
-    let verifier = AccessTokenVerifier(identity: identity, clock: clock, logger: logger)
+    let verifier = service.addAccessTokens(identity: identity)
     let counters = RateCounters(redis: redis, prefix: configuration.streamPrefix, clock: clock, logger: logger)
     service.addService(counters)
     let hub = RealtimeHub()

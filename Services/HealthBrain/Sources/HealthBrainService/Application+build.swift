@@ -49,7 +49,7 @@ public func buildHealthBrainApplication(
     service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(store: store, clock: clock).handlers)
     service.consume(SymbiEvents.Evolved.stream, handlers: EvolutionEventsConsumer(store: store, clock: clock).handlers)
 
-    let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: clock, logger: service.logger)
+    let verifier = service.addAccessTokens(identity: configuration.identityURL)
     let routes = buildHealthBrainRouter(service.makeRouter(), requireAuth: RequireAccessToken(verifier: verifier),
                                         symbi: SymbiController(care: care, catalogue: catalogue))
     return service.application(router: routes)

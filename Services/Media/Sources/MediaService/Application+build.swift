@@ -46,7 +46,7 @@ public func buildMediaApplication(
     }
     service.consume(IdentityEvents.stream, handlers: IdentityEventsConsumer(store: store, files: files).handlers)
 
-    let verifier = AccessTokenVerifier(identity: configuration.identityURL, clock: dependencies.clock, logger: service.logger)
+    let verifier = service.addAccessTokens(identity: configuration.identityURL)
     let router = buildMediaRouter(
         service.makeRouter(),
         requireAuth: RequireAccessToken(verifier: verifier),

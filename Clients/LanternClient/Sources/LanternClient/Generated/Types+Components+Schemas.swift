@@ -35,7 +35,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/status`.
             public var status: Swift.Int
-            /// A human-readable explanation.
+            /// A human-readable explanation. For `validation_failed` it names the first three bad fields and counts the rest ("…; and 12 more (every one is in errors)"); `errors` lists every one.
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/detail`.
             public var detail: Swift.String?
@@ -349,7 +349,7 @@ extension Components {
             ///   - _type: `https://lantern.dev/problems/<code with "_" replaced by "-">`.
             ///   - title:
             ///   - status: The HTTP status code.
-            ///   - detail: A human-readable explanation.
+            ///   - detail: A human-readable explanation. For `validation_failed` it names the first three bad fields and counts the rest ("…; and 12 more (every one is in errors)"); `errors` lists every one.
             ///   - code: Stable machine-readable code: what clients switch on. Every code the services and the gateway answer is
             ///   - errors: For validation problems, one entry per offending field.
             ///   - opensAgainAt: Extension member of `cookie_not_ready`: when the next cookie can be broken, RFC 3339 in UTC without
