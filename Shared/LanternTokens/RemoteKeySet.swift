@@ -22,7 +22,6 @@ public actor RemoteKeySet {
     private let maxAge: Duration
     private let minRefreshInterval: Duration
     private let patience: Duration
-    private let fetchTimeout: TimeAmount
     private let logger: Logger
     private var keys: JWTKeyCollection?
     private var kids: Set<String> = []
@@ -30,17 +29,14 @@ public actor RemoteKeySet {
     private var lastAttempt: ContinuousClock.Instant?
     private var inFlight: Task<Void, any Error>?
 
-    /// - Parameters:
-    ///   - patience: how long a caller waits for the first set while fetches fail (`.zero`: one try).
-    ///   - fetchTimeout: one fetch's deadline, connection included.
+    /// - Parameter patience: how long a caller waits for the first set while fetches fail (`.zero`: one try).
     public init(url: String, httpClient: HTTPClient, maxAge: Duration = .seconds(3600), minRefreshInterval: Duration = .seconds(1),
-                patience: Duration = .seconds(10), fetchTimeout: TimeAmount = .seconds(5), logger: Logger) {
+                patience: Duration = .seconds(10), logger: Logger) {
         self.url = url
         self.httpClient = httpClient
         self.maxAge = maxAge
         self.minRefreshInterval = minRefreshInterval
         self.patience = patience
-        self.fetchTimeout = fetchTimeout
         self.logger = logger
     }
 
@@ -82,7 +78,7 @@ public actor RemoteKeySet {
             } catch is CancellationError {
                 return
             } catch {
-                // `loadFirst` already waited `patience` and logged each failure; it tries again at once.
+                // `loadFirst` waited its patience and logged each failure; the next round keeps the same pace.
             }
         }
     }
@@ -142,7 +138,7 @@ public actor RemoteKeySet {
     private func fetch() async throws {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Accept", value: "application/json")
-        let response = try await httpClient.execute(request, timeout: fetchTimeout)
+        let response = try await httpClient.execute(request, timeout: .seconds(5))
         guard response.status == .ok else {
             throw KeySetUnavailable(reason: "\(url) answered HTTP \(response.status.code)")
         }
