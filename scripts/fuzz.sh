@@ -23,7 +23,7 @@ cd "$ROOT"
 say "building lantern-fuzz with libFuzzer and AddressSanitizer (release, its own build folder)"
 # `--sanitize fuzzer` makes SwiftPM link libFuzzer's main; `-sanitize=fuzzer,address` (one flag: the driver keeps
 # only the last of several) instruments the code for coverage and memory errors; FUZZING drops the replay main.
-swift build -c release --scratch-path "$SCRATCH" --product lantern-fuzz --sanitize fuzzer \
+swift build ${LANTERN_SWIFT_BUILD_FLAGS:-} -c release --scratch-path "$SCRATCH" --product lantern-fuzz --sanitize fuzzer \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING 2>&1 | grep -v "Cannot export local symbol" >&2
 BIN="$SCRATCH/release/lantern-fuzz"
 
@@ -55,7 +55,7 @@ for target in $TARGETS; do
 done
 
 say "decoding the image corpora with Pillow, before and after sanitizing"
-swift build --product lantern-fuzz >&2
+swift build ${LANTERN_SWIFT_BUILD_FLAGS:-} --product lantern-fuzz >&2
 for target in $TARGETS; do
   case "$target" in jpeg|png|webp|heic) ;; *) continue ;; esac
   "$(swift build --show-bin-path)/lantern-fuzz" "$target" --write-outputs "$OUT/sanitized/$target" \

@@ -167,11 +167,13 @@ wait_http() {
 }
 
 # swift_build ARGS…: builds with a short progress line every 50 files; prints errors and fails on failure.
+# LANTERN_SWIFT_BUILD_FLAGS (word-split) go first: CI sets them for its one build from a clean clone. Every later
+# `swift` call of the same run must pass them too, or SwiftPM rebuilds whatever they change.
 swift_build() {
   mkdir -p "$STATE"
   local log="$STATE/build.log" status
   set +e
-  (cd "$ROOT" && swift build "$@" 2>&1) | tee "$log" | awk '
+  (cd "$ROOT" && swift build ${LANTERN_SWIFT_BUILD_FLAGS:-} "$@" 2>&1) | tee "$log" | awk '
     /Compiling/ { n++; if (n % 50 == 0) { print "   … compiled " n " files"; fflush() } next }
     /error:|Build complete|Build of/ { print "   " $0; fflush() }'
   status=${PIPESTATUS[0]}

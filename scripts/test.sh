@@ -40,5 +40,5 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMU
 # person (no type dumps, source paths or addresses). Only for a whole run: a filtered one proves nothing.
 export LANTERN_PROBLEM_LOG="$STATE/test/problems.jsonl"
 rm -f "$LANTERN_PROBLEM_LOG"
-swift test --skip-build "$@"
+swift test --skip-build ${LANTERN_SWIFT_BUILD_FLAGS:-} "$@"
 if [ $# -eq 0 ]; then python3 "$ROOT/scripts/problem-details-check.py" "$LANTERN_PROBLEM_LOG"; fi
