@@ -23,7 +23,8 @@
 #      image jobs (BENCH_EVOLUTION_JOBS) against a fake Gemini image model at 5 requests/s (BENCH_EVOLUTION_RATE), below what the worker can draw:
 #      none lost, none twice, memory by tenth of the jobs done.
 # PostgreSQL pool: 8 connections (≈ 4 × cores); 32 measured worse here (p99 ×7 from backend contention).
-# Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
+# Every wrk run is followed by its CPU per request by process (cpu.<run>: gateway, the service, postgres, redis-server,
+# wrk…). Figures go to stdout and .lantern/bench/results.txt; docs/benchmarks.md records them with the machine.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/services.sh"
 
@@ -131,13 +132,21 @@ export TOKEN
 run_wrk() {
   local name="$1" url="$2" connections="${3:-$CONNECTIONS}" script="${4:-bearer.lua}"
   say "wrk $name: $connections connections, $DURATION"
-  wrk -t1 -c"$connections" -d"$DURATION" --latency -s "$ROOT/scripts/bench/$script" "$url" > "$STATE/bench/wrk-$name.txt"
+  # CPU time per request of each process (scripts/bench/cpu.py): where a write's extra cost goes next to the floor's.
+  python3 "$ROOT/scripts/bench/cpu.py" snapshot "$STATE/bench/cpu-$name.before"
+  local TIMEFORMAT="%U %S"
+  { time wrk -t1 -c"$connections" -d"$DURATION" --latency -s "$ROOT/scripts/bench/$script" "$url" > "$STATE/bench/wrk-$name.txt"; } \
+    2> "$STATE/bench/wrk-$name.err"
+  head -n -1 "$STATE/bench/wrk-$name.err" >&2  # wrk's own complaints; the last line is its CPU time
+  python3 "$ROOT/scripts/bench/cpu.py" snapshot "$STATE/bench/cpu-$name.after"
   local rps p50 p99 non2xx
   rps=$(awk '/Requests\/sec/ {print $2}' "$STATE/bench/wrk-$name.txt")
   p50=$(awk '$1 == "50%" {print $2}' "$STATE/bench/wrk-$name.txt")
   p99=$(awk '$1 == "99%" {print $2}' "$STATE/bench/wrk-$name.txt")
   non2xx=$(awk '/Non-2xx/ {print $4}' "$STATE/bench/wrk-$name.txt")
   echo "http.$name rps=$rps p50=$p50 p99=$p99 non2xx=${non2xx:-0}" | tee -a "$OUT"
+  python3 "$ROOT/scripts/bench/cpu.py" report "$name" "$STATE/bench/cpu-$name.before" "$STATE/bench/cpu-$name.after" \
+    "$STATE/bench/wrk-$name.txt" "$(tail -n 1 "$STATE/bench/wrk-$name.err" | awk '{print $1 + $2}')" | tee -a "$OUT"
 }
 # nginx_conf NAME PROCESS-DIRECTIVES WORKER-CONNECTIONS PORT: $STATE/bench/nginx/NAME.conf, nginx proxying the bench's
 # identity (18081) on PORT with keep-alive upstream connections; it checks no token and counts no limit.
