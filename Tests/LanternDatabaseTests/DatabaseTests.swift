@@ -55,6 +55,26 @@ struct SQLScriptTests {
 
 @Suite("LanternDatabase against the test PostgreSQL")
 struct DatabaseTests {
+    @Test("a LocalDay binds and reads as PostgreSQL's date: the same day as PostgreSQL prints it, around its epoch, leap days and centuries")
+    func localDays() async throws {
+        try await TestEnvironment.withDatabase { url in
+            try await TestEnvironment.withPostgres(url) { client async throws in
+                let days = ["2000-01-01", "1999-12-31", "1970-01-01", "2024-02-29", "2100-03-01", "1900-02-28", "0001-01-01", "9999-12-31",
+                            "2026-11-27"].compactMap(LocalDay.init)
+                #expect(days.count == 9)
+                for day in days {
+                    let rows = try await client.query("SELECT \(day)::text, \(day.description)::date, \(day) - DATE '2000-01-01'", logger: logger)
+                    for try await (printed, parsed, offset) in rows.decode((String, LocalDay, Int).self) {
+                        #expect(printed == day.description && parsed == day)
+                        #expect(offset == day.julianDayNumber - 2_451_545)
+                    }
+                }
+                let missing = try await client.query("SELECT NULL::date", logger: logger)
+                for try await day in missing.decode(LocalDay?.self) { #expect(day == nil) }
+            }
+        }
+    }
+
     @Test("transaction commits when the body returns and rolls back when it throws, rethrowing the body's own error")
     func transactions() async throws {
         try await TestEnvironment.withDatabase { url in

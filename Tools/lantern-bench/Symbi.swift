@@ -115,6 +115,10 @@ struct SymbiCommand: AsyncParsableCommand {
                     // Only these pets (zone Etc/GMT), not the users of the HTTP benchmarks before.
                     let mine = "FROM health.days d JOIN health.pets p USING (user_id) WHERE p.zone = 'Etc/GMT'"
                     let started = ContinuousClock.now
+                    // The model's calls are counted against every day it decided from here on: the pets of the HTTP
+                    // benchmarks before may come due during the run too, each with one call of its own.
+                    var since: Date = .distantPast
+                    for try await now in try await postgres.query("SELECT now()", logger: logger).decode(Date.self) { since = now }
                     var decided = 0
                     // Resident memory at each tenth of the pets decided: flat is a plateau, not a climb with the count.
                     var tenths: [String] = []
@@ -130,10 +134,14 @@ struct SymbiCommand: AsyncParsableCommand {
                     let rules = try await Purge.count(postgres, "SELECT count(*)::int \(mine) AND d.source = 'rules'", logger)
                     try await Task.sleep(for: .seconds(1))  // calls still in flight when the last day was written
                     let (calls, limited) = fake.calls
+                    var modelDays = 0
+                    for try await n in try await postgres.query("SELECT count(*)::int FROM health.days WHERE source = 'model' AND updated_at >= \(since)",
+                                                               logger: logger).decode(Int.self) { modelDays = n }
+                    let others = modelDays - model
                     let rss = memory.withLock { $0 }
                     print("symbi.brain.rss_by_tenth_decided MB=" + tenths.joined(separator: ","))
-                    print(String(format: "symbi.brain users=%d decided=%d claimed=%d missed=%d model=%d rules=%d calls=%d refused_429=%d twice=%d seconds=%.1f per_second=%.0f rss_start=%.1fMB rss_peak=%.1fMB rss_end=%.1fMB",
-                                 users, decided, claimed, users - decided, model, rules, calls, limited, max(0, calls - users), seconds,
+                    print(String(format: "symbi.brain users=%d decided=%d claimed=%d missed=%d model=%d rules=%d calls=%d refused_429=%d other_pets=%d twice=%d seconds=%.1f per_second=%.0f rss_start=%.1fMB rss_peak=%.1fMB rss_end=%.1fMB",
+                                 users, decided, claimed, users - decided, model, rules, calls, limited, others, calls - modelDays, seconds,
                                  Double(decided) / seconds, rss.first ?? .nan, rss.max() ?? .nan, rss.last ?? .nan))
                 }
             }

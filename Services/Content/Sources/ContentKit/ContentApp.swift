@@ -26,10 +26,13 @@ public protocol ContentApp: Sendable {
     func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws
     /// What it consumes besides identity's `user.deleted`, which the assembly handles for every app (`erase`).
     var consumers: [ContentConsumer] { get }
+    /// What it forgets on a timer, beside the processed event ids the assembly forgets.
+    var housekeeping: [Housekeeping.Rule] { get }
 }
 
 extension ContentApp {
     public var consumers: [ContentConsumer] { [] }
+    public var housekeeping: [Housekeeping.Rule] { [] }
 }
 
 /// An app's handlers for one stream; the assembly runs one consumer (group `content`) per stream for every app.

@@ -38,7 +38,6 @@ public func buildContentApplication(
                                            migrations: try configuration.apps.flatMap { try $0.module.migrations() })
     let redis = try service.addRedis(url: configuration.redisURL)
     let outbox = service.addOutbox()
-    service.addHousekeeping([.processedEvents(schema: ContentSchema.name)])
     let logger = service.logger
     for app in configuration.apps { MetricHelp.register(app.module.metricHelp) }
 
@@ -62,6 +61,7 @@ public func buildContentApplication(
     let apps = try configuration.apps.map { try $0.build(platform) }
 
     for work in apps.flatMap(\.periodicWork) { service.addPeriodic(work) }
+    service.addHousekeeping([.processedEvents(schema: ContentSchema.name)] + apps.flatMap(\.housekeeping))
     // One consumer per stream for every app (one group: two consumers of one stream would split its events).
     var consumers: [EventStream: EventHandlers] = [
         IdentityEvents.stream: IdentityEventsConsumer(apps: apps, postgres: postgres, clock: clock, logger: logger).handlers,

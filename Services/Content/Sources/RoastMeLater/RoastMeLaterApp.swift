@@ -3,10 +3,12 @@ import Foundation
 import Hummingbird
 import LanternContracts
 import LanternCore
+import LanternDatabase
 import LanternHTTP
 import LanternLLM
 import LanternService
 import LanternTokens
+import Logging
 import PostgresNIO
 
 /// RoastMeLater inside content: roasts by category, spice and mood in English and Vietnamese, their history,
@@ -54,8 +56,10 @@ struct RoastMeLaterApp: ContentApp {
     let schedulerInterval: Duration
     let store: RoastStore
     let gamification: GamificationEventsConsumer
+    let logger: Logger
 
     init(_ configuration: RoastMeLaterConfiguration, catalogue: RoastCatalogue, seeds: [RoastCollection], platform: ContentPlatform) {
+        logger = platform.logger
         store = RoastStore(client: platform.postgres, outbox: platform.outbox, logger: platform.logger)
         let roasting = Roasting(records: store, writer: RoastWriter(generator: platform.texts, local: platform.local), catalogue: catalogue,
                                 budget: configuration.roastBudget, clock: platform.clock)
@@ -74,7 +78,7 @@ struct RoastMeLaterApp: ContentApp {
                               clock: platform.clock, budget: configuration.dailyBudget)
         widget = WidgetController(days: days, shareLink: configuration.shareLink)
         schedulerInterval = platform.schedulerInterval
-        gamification = GamificationEventsConsumer(store: store, daily: dailyStore, postgres: platform.postgres, logger: platform.logger)
+        gamification = GamificationEventsConsumer(store: store, daily: dailyStore)
     }
 
     /// `/v1/roasts` (with `/v1/roasts/collections`) for the app; `/v1/operator/roastmelater` for its operators.
@@ -93,8 +97,13 @@ struct RoastMeLaterApp: ContentApp {
 
     var consumers: [ContentConsumer] { [gamification.consumer] }
 
-    /// The roasts, reactions, favourites and rewards; the widget's settings, roasts of the day and streak copy.
+    var housekeeping: [Housekeeping.Rule] { [ErasedUsers.housekeeping(schema: ContentSchema.name)] }
+
+    /// The roasts, reactions, favourites and rewards; the widget's settings, roasts of the day and streak copy. The
+    /// user is recorded as erased first: gamification's events about them still on their way are dropped, not
+    /// turned back into a streak copy or a reward (`GamificationEventsConsumer`).
     func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws {
+        try await ErasedUsers.record(user, at: date, schema: ContentSchema.name, on: connection, logger: logger)
         try await store.erase(user, on: connection)
         try await dailyStore.erase(user, on: connection)
         try await cardStore.erase(user, on: connection)

@@ -76,6 +76,8 @@ struct FortuneStore: Sendable {
     /// planner, on a connection whose generic plan was made while `fortunes` had never been analyzed (a new
     /// deployment, the benchmark), hash the profile and scan every fortune on every break for the connection's life.
     struct ReadBreakContext: PostgresPreparedStatement {
+        /// Its name on each connection, spelled out: postgres-nio's default reflects the type's name on every call.
+        static let name = "luckyday.read_break_context"
         static let sql = """
             SELECT p.version, p.time_zone, p.artisanal_used,
                    f.id, f.text, f.artisanal, f.revealed_at, f.opens_again_at, f.idempotency_key,
@@ -100,6 +102,7 @@ struct FortuneStore: Sendable {
     /// The write of every break, prepared once per connection. Its event goes to `content.outbox` (content's schema,
     /// as its tables'). The types are given: a first break has no latest fortune and may have no key.
     struct WriteReveal: PostgresPreparedStatement {
+        static let name = "luckyday.write_reveal"
         static let sql = """
             WITH decided AS (
                 UPDATE content.luckyday_profiles SET latest_fortune_id = $2, artisanal_used = $3, time_zone = $4

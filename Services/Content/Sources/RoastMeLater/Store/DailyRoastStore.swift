@@ -124,11 +124,13 @@ struct DailyRoastStore: DailyRoastRecords {
         return false
     }
 
-    /// `streak.changed`: keeps the latest by gamification's time.
-    func updateStreak(_ user: UUID, current: Int, longest: Int, lastActiveDay: LocalDay?, at date: Date, on connection: PostgresConnection) async throws {
-        try await connection.query("""
+    /// content's copy of the user's streak from `streak.changed`, in one statement that is its own idempotency: the
+    /// newest `updatedAt` wins (a redelivered or older event changes nothing), and an erased user is not brought back.
+    func updateStreak(_ user: UUID, current: Int, longest: Int, lastActiveDay: LocalDay?, at date: Date) async throws {
+        try await client.query("""
             INSERT INTO content.roast_streaks (user_id, current, longest, last_active_day, updated_at)
-            VALUES (\(user), \(current), \(longest), \(lastActiveDay?.description)::date, \(date))
+            SELECT \(user), \(current), \(longest), \(lastActiveDay?.description)::date, \(date)
+            WHERE NOT EXISTS (SELECT 1 FROM content.erased_users WHERE user_hash = \(ErasedUsers.hash(user)))
             ON CONFLICT (user_id) DO UPDATE SET current = excluded.current, longest = excluded.longest,
                 last_active_day = excluded.last_active_day, updated_at = excluded.updated_at
             WHERE roast_streaks.updated_at < excluded.updated_at

@@ -51,6 +51,8 @@ struct RoastStore: RoastRecords {
     /// The read of every roast, prepared once per connection (planned once, not per request): in one round trip,
     /// the dislikes among the category's latest roasts and the user's latest 🔥 texts.
     struct ReadTaste: PostgresPreparedStatement {
+        /// Its name on each connection, spelled out: postgres-nio's default reflects the type's name on every call.
+        static let name = "roastmelater.read_taste"
         static let sql = """
             SELECT (SELECT count(*) FILTER (WHERE reaction = 'dislike')::int FROM (
                         SELECT reaction FROM content.roasts WHERE user_id = $1 AND category = $2 ORDER BY id DESC LIMIT \(RoastTaste.window)
@@ -132,6 +134,7 @@ struct RoastStore: RoastRecords {
     /// The write of every roast, prepared once per connection. Its event goes to `content.outbox` (content's schema,
     /// as its tables'); the types are given, since mood, key, collection and scenario may be absent.
     struct RecordRoast: PostgresPreparedStatement {
+        static let name = "roastmelater.record_roast"
         static let sql = """
             WITH inserted AS (
                 INSERT INTO content.roasts (id, user_id, category, spice, mood, language, text, artisanal, source, local_date, created_at,
@@ -252,10 +255,13 @@ struct RoastStore: RoastRecords {
         return roast
     }
 
-    /// `reward.unlocked`: keeps the unlock (a reward once granted stays).
-    func grant(_ reward: String, user: UUID, at date: Date, on connection: PostgresConnection) async throws {
-        try await connection.query("""
-            INSERT INTO content.roast_rewards (user_id, reward, granted_at) VALUES (\(user), \(reward), \(date))
+    /// A reward from `reward.unlocked`, in one statement that is its own idempotency (a reward is granted once) and
+    /// does not bring an erased user back.
+    func grant(_ reward: String, user: UUID, at date: Date) async throws {
+        try await client.query("""
+            INSERT INTO content.roast_rewards (user_id, reward, granted_at)
+            SELECT \(user), \(reward), \(date)
+            WHERE NOT EXISTS (SELECT 1 FROM content.erased_users WHERE user_hash = \(ErasedUsers.hash(user)))
             ON CONFLICT (user_id, reward) DO NOTHING
             """, logger: logger)
     }

@@ -322,16 +322,44 @@ struct RoastsTests {
         }
     }
 
-    @Test("user.deleted erases the user's roasts, reactions, favourites and rewards, and no one else's")
+    @Test("user.deleted erases the user's roasts, reactions, favourites, rewards and streak copy, and no one else's; gamification's events still on their way bring none of it back")
     func deletion() async throws {
         try await ContentHarness.run { h in
             let user = UUID(), other = UUID()
             let roast = try await h.roasted(user, #"{"category":"office","spice":3}"#)
             _ = try await h.request(.put, "/v1/roasts/\(roast.id)/favourite", as: user, app: .roastmelater)
             _ = try await h.roasted(other, #"{"category":"office","spice":3}"#)
+            func fromGamification(_ payload: some EventPayload, about subject: UUID) async throws {
+                let event = try EventEnvelope(payload, producer: "gamification", subject: subject.lowercased, occurredAt: h.time.now)
+                try await EventPublisher(redis: h.redis).publish(event, to: h.streams.events("gamification"))
+            }
+            for subject in [user, other] {
+                try await fromGamification(GamificationEvents.RewardUnlocked(userId: subject.lowercased, app: .roastmelater, reward: "premium_roasts",
+                                                                             unlockedAt: h.time.now), about: subject)
+                try await fromGamification(GamificationEvents.StreakChanged(userId: subject.lowercased, app: .roastmelater, current: 7, longest: 7,
+                                                                            lastActiveDay: "2026-11-23", updatedAt: h.time.now), about: subject)
+            }
+            let mine = "WHERE user_id = '\(user.lowercased)'"
+            #expect(try await eventually { try await h.count("SELECT count(*)::int FROM content.roast_streaks \(mine)") == 1 })
+            #expect(try await eventually { try await h.count("SELECT count(*)::int FROM content.roast_rewards \(mine)") == 1 })
             try await h.identityEvent("user.deleted", subject: user, data: .object(["userId": .string(user.lowercased), "app": .string("roastmelater")]))
-            #expect(try await eventually { try await h.count("SELECT count(*)::int FROM content.roasts WHERE user_id = '\(user.lowercased)'") == 0 })
+            #expect(try await eventually { try await h.count("SELECT count(*)::int FROM content.roasts \(mine)") == 0 })
+            #expect(try await h.count("SELECT count(*)::int FROM content.roast_streaks \(mine)") == 0)
+            #expect(try await h.count("SELECT count(*)::int FROM content.roast_rewards \(mine)") == 0)
             #expect(try await h.count("SELECT count(*)::int FROM content.roasts") == 1)
+
+            // A newer streak and the reward, published before the deletion reached gamification, arrive afterwards.
+            try await fromGamification(GamificationEvents.StreakChanged(userId: user.lowercased, app: .roastmelater, current: 8, longest: 8,
+                                                                        lastActiveDay: "2026-11-24", updatedAt: h.time.now.addingTimeInterval(60)), about: user)
+            try await fromGamification(GamificationEvents.RewardUnlocked(userId: user.lowercased, app: .roastmelater, reward: "premium_roasts",
+                                                                         unlockedAt: h.time.now), about: user)
+            // The other user's newer streak, published after them, is the sign both were handled.
+            try await fromGamification(GamificationEvents.StreakChanged(userId: other.lowercased, app: .roastmelater, current: 8, longest: 8,
+                                                                        lastActiveDay: "2026-11-24", updatedAt: h.time.now.addingTimeInterval(60)), about: other)
+            #expect(try await eventually { try await h.count("SELECT count(*)::int FROM content.roast_streaks WHERE current = 8") == 1 })
+            #expect(try await h.count("SELECT count(*)::int FROM content.roast_streaks \(mine)") == 0)
+            #expect(try await h.count("SELECT count(*)::int FROM content.roast_rewards \(mine)") == 0)
+            #expect(try await h.count("SELECT count(*)::int FROM content.roast_rewards") == 1)
         }
     }
 }

@@ -116,7 +116,7 @@ struct WidgetTests {
             // Another app's streak and an older update of this one change nothing.
             try await h.streak(user, current: 40, longest: 40, lastActiveDay: "2026-11-23", at: h.time.now, app: .symbi)
             try await h.streak(user, current: 1, longest: 9, lastActiveDay: "2026-11-20", at: h.time.now.addingTimeInterval(-3600))
-            #expect(try await eventually { try await h.count("SELECT count(*)::int FROM content.processed_events WHERE consumer = 'content.gamification'") >= 2 })
+            #expect(try await eventually { try await h.count("SELECT count(*)::int FROM content.roast_streaks WHERE user_id = '\(user)' AND current = 6") == 1 })
             #expect(try await eventually { try await h.widgetBody(user, "large").streak.map { $0.current == 6 && $0.longest == 9 && $0.atRisk } == true })
             let large = try await h.widgetBody(user, "large")
             #expect(large.quickActions?.map(\.id) == ["roast", "share", "collections"] && large.quickActions?.first?.title == "Roast me again")

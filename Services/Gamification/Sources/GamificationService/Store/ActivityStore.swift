@@ -110,19 +110,29 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
         return earned
     }
 
+    /// The state's columns in the rows of a profile that are not the streak's.
+    private static let noState = StreakStore.stateColumns.split(separator: ",").map { _ in "NULL" }.joined(separator: ", ")
+
     func profile(of user: UUID, app: AppID) async throws -> ProfileData {
         var data = ProfileData()
         let rows = try await client.query("""
-            SELECT 's', state::text, '', version, remind_at, zone, reminders FROM gamification.streaks WHERE user_id = \(user) AND app = \(app.rawValue)
-            UNION ALL SELECT 'c', metric, subject, value, NULL, size::text, NULL FROM gamification.counters WHERE user_id = \(user) AND app = \(app.rawValue)
-            UNION ALL SELECT 'b', badge, subject, 0, earned_at, NULL, NULL FROM gamification.badges WHERE user_id = \(user) AND app = \(app.rawValue)
-            UNION ALL SELECT 'r', reward, '', 0, unlocked_at, NULL, NULL FROM gamification.rewards WHERE user_id = \(user) AND app = \(app.rawValue)
+            SELECT 's', '', '', version, remind_at, zone, reminders, \(unescaped: StreakStore.stateColumns)
+                FROM gamification.streaks WHERE user_id = \(user) AND app = \(app.rawValue)
+            UNION ALL SELECT 'c', metric, subject, value, NULL, size::text, NULL, \(unescaped: Self.noState)
+                FROM gamification.counters WHERE user_id = \(user) AND app = \(app.rawValue)
+            UNION ALL SELECT 'b', badge, subject, 0, earned_at, NULL, NULL, \(unescaped: Self.noState)
+                FROM gamification.badges WHERE user_id = \(user) AND app = \(app.rawValue)
+            UNION ALL SELECT 'r', reward, '', 0, unlocked_at, NULL, NULL, \(unescaped: Self.noState)
+                FROM gamification.rewards WHERE user_id = \(user) AND app = \(app.rawValue)
             """, logger: logger)
-        for try await (kind, a, b, number, date, text, flag) in rows.decode((String, String, String, Int64, Date?, String?, Bool?).self) {
+        for try await (kind, a, b, number, date, text, flag, current, longest, totalDays, runStart, lastDay, lastInstant, lastZone, previousEnd,
+                       previousLength, freezeUsed) in rows.decode((String, String, String, Int64, Date?, String?, Bool?, Int?, Int?, Int?, LocalDay?,
+                                                                  LocalDay?, Date?, String?, LocalDay?, Int?, Bool?).self) {
             switch kind {
             case "s":
-                data.row = StreakRow(state: try StreakStore.decode(StreakState.self, a), version: number, zone: text ?? "UTC",
-                                     reminders: flag ?? true, remindAt: date)
+                let state = StreakStore.state((current, longest, totalDays, runStart, lastDay, lastInstant, lastZone, previousEnd, previousLength,
+                                               freezeUsed))
+                data.row = state.map { StreakRow(state: $0, version: number, zone: text ?? "UTC", reminders: flag ?? true, remindAt: date) }
             case "c":
                 data.counters.append(ProfileData.Counter(metric: a, subject: b, value: Int(number), size: text.flatMap { Int($0) }))
             case "b":

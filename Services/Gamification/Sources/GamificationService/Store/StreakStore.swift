@@ -25,19 +25,35 @@ struct StreakStore: StreakRecords {
 
     func streak(of user: UUID, app: AppID, key: String?) async throws -> (row: StreakRow?, earlier: CheckInResult?, erased: Bool) {
         let rows = try await client.execute(ReadStreak(user: user, app: app.rawValue, key: key ?? "", hash: ErasedUsers.hash(user)), logger: logger)
-        for try await (state, version, zone, reminders, remindAt, result, erased) in rows {
-            let row = try state.map { text in
-                StreakRow(state: try Self.decode(StreakState.self, text), version: version ?? 0, zone: zone ?? "UTC", reminders: reminders ?? true,
-                          remindAt: remindAt)
-            }
+        for try await (row, result, erased) in rows {
             return (row, try result.map { try Self.decode(CheckInResult.self, $0) }, erased)
         }
         return (nil, nil, false)
     }
 
+    /// `StreakState`'s columns in `streaks`, in the order `state(_:)` reads them.
+    static let stateColumns = "current, longest, total_days, run_start, last_day, last_instant, last_zone, previous_end, previous_length, freeze_used"
+    typealias StateColumns = (Int?, Int?, Int?, LocalDay?, LocalDay?, Date?, String?, LocalDay?, Int?, Bool?)
+
+    /// The state in `columns`; nil when there is no row (a left join's nulls).
+    static func state(_ columns: StateColumns) -> StreakState? {
+        guard let current = columns.0 else { return nil }
+        var state = StreakState()
+        state.current = current
+        state.longest = columns.1 ?? 0
+        state.totalDays = columns.2 ?? 0
+        state.runStart = columns.3
+        state.lastDay = columns.4
+        state.lastInstant = columns.5
+        state.lastZone = columns.6
+        state.previousEnd = columns.7
+        state.previousLength = columns.8
+        state.freezeUsed = columns.9 ?? false
+        return state
+    }
+
     func commit(_ change: StreakChange) async throws -> Bool {
         if change.checkInOnly, let checkIn = change.checkIn { return try await record(checkIn, of: change) }
-        let state = try Self.encode(change.row.state)
         let user = change.user, at = change.at
         // Events tagged with what they are about: '' the change itself, `badge:<id>`, `reward:<id>`; a badge's or
         // reward's only if its row is new.
@@ -58,7 +74,7 @@ struct StreakStore: StreakRecords {
             if let push { add(try outbox.prepare(push, subject: subject, at: at), "reward:\(id)") }
         }
         let result = try change.checkIn.map { try Self.encode($0.result) } ?? "{}"
-        let rows = try await client.execute(CommitChange(change: change, state: state, result: result, streams: streams, ids: ids,
+        let rows = try await client.execute(CommitChange(change: change, result: result, streams: streams, ids: ids,
                                                          payloads: payloads, tags: tags), logger: logger)
         var written = false
         for try await count in rows { written = count == 1 }
@@ -71,30 +87,36 @@ struct StreakStore: StreakRecords {
     /// events of what is new, in one statement. (Parsed and planned on every call it was most of a check-in's time in
     /// PostgreSQL; the benchmark's travellers change zone, so each of their check-ins writes the row.)
     struct CommitChange: PostgresPreparedStatement {
+        /// Its name on each connection, spelled out: postgres-nio's default reflects the type's name on every call.
+        static let name = "gamification.commit_change"
         static let sql = """
             WITH s AS (
-                INSERT INTO gamification.streaks AS t (user_id, app, state, version, zone, reminders, remind_at, updated_at)
-                VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7, $8)
-                ON CONFLICT (user_id, app) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version, zone = EXCLUDED.zone,
-                    reminders = EXCLUDED.reminders, remind_at = EXCLUDED.remind_at, updated_at = EXCLUDED.updated_at
-                WHERE t.version = $9
+                INSERT INTO gamification.streaks AS t (user_id, app, version, zone, reminders, remind_at, updated_at, current, longest,
+                    total_days, run_start, last_day, last_instant, last_zone, previous_end, previous_length, freeze_used)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+                ON CONFLICT (user_id, app) DO UPDATE SET version = EXCLUDED.version, zone = EXCLUDED.zone, reminders = EXCLUDED.reminders,
+                    remind_at = EXCLUDED.remind_at, updated_at = EXCLUDED.updated_at, current = EXCLUDED.current, longest = EXCLUDED.longest,
+                    total_days = EXCLUDED.total_days, run_start = EXCLUDED.run_start, last_day = EXCLUDED.last_day,
+                    last_instant = EXCLUDED.last_instant, last_zone = EXCLUDED.last_zone, previous_end = EXCLUDED.previous_end,
+                    previous_length = EXCLUDED.previous_length, freeze_used = EXCLUDED.freeze_used
+                WHERE t.version = $8
                 RETURNING 1
             ), c AS (
                 INSERT INTO gamification.check_ins (user_id, app, idempotency_key, occurred_at, zone, local_date, counted, result, created_at)
-                SELECT $1, $2, $11, $12, $13, $14::date, $15, $16::jsonb, $8 FROM s WHERE $10
+                SELECT $1, $2, $10, $11, $12, $13, $14, $15::jsonb, $7 FROM s WHERE $9
                 ON CONFLICT DO NOTHING
             ), b AS (
                 INSERT INTO gamification.badges (user_id, app, badge, subject, earned_at)
-                SELECT $1, $2, x.badge, x.subject, $8 FROM s, unnest($17::text[], $18::text[]) AS x(badge, subject)
+                SELECT $1, $2, x.badge, x.subject, $7 FROM s, unnest($16::text[], $17::text[]) AS x(badge, subject)
                 ON CONFLICT DO NOTHING RETURNING badge
             ), r AS (
                 INSERT INTO gamification.rewards (user_id, app, reward, unlocked_at)
-                SELECT $1, $2, x.reward, $8 FROM s, unnest($19::text[]) AS x(reward)
+                SELECT $1, $2, x.reward, $7 FROM s, unnest($18::text[]) AS x(reward)
                 ON CONFLICT DO NOTHING RETURNING reward
             ), o AS (
                 INSERT INTO gamification.outbox (stream, event_id, payload)
                 SELECT x.stream, x.event_id, x.payload
-                FROM unnest($20::text[], $21::uuid[], $22::text[], $23::text[]) WITH ORDINALITY AS x(stream, event_id, payload, tag, n)
+                FROM unnest($19::text[], $20::uuid[], $21::text[], $22::text[]) WITH ORDINALITY AS x(stream, event_id, payload, tag, n)
                 WHERE EXISTS (SELECT 1 FROM s)
                   AND (x.tag = '' OR x.tag IN (SELECT 'badge:' || badge FROM b) OR x.tag IN (SELECT 'reward:' || reward FROM r))
                 ORDER BY x.n
@@ -102,22 +124,21 @@ struct StreakStore: StreakRecords {
             SELECT count(*)::int FROM s
             """
         static let bindingDataTypes: [PostgresDataType] = [
-            .uuid, .text, .text, .int8, .text, .bool, .timestamptz, .timestamptz, .int8,
-            .bool, .text, .timestamptz, .text, .text, .bool, .text,
+            .uuid, .text, .int8, .text, .bool, .timestamptz, .timestamptz, .int8,
+            .bool, .text, .timestamptz, .text, .date, .bool, .text,
             .textArray, .textArray, .textArray, .textArray, .uuidArray, .textArray, .textArray,
+            .int8, .int8, .int8, .date, .date, .timestamptz, .text, .date, .int8, .bool,
         ]
         typealias Row = Int
         var change: StreakChange
-        var state: String
         var result: String
         var streams: [String], ids: [UUID], payloads: [String], tags: [String]
 
         func makeBindings() throws -> PostgresBindings {
-            let checkIn = change.checkIn
-            var bindings = PostgresBindings(capacity: 23)
+            let checkIn = change.checkIn, state = change.row.state
+            var bindings = PostgresBindings(capacity: 32)
             bindings.append(change.user)
             bindings.append(change.app.rawValue)
-            bindings.append(state)
             bindings.append(change.row.version)
             bindings.append(change.row.zone)
             bindings.append(change.row.reminders)
@@ -128,7 +149,7 @@ struct StreakStore: StreakRecords {
             bindings.append(checkIn?.key ?? "")
             bindings.append(checkIn?.occurredAt ?? change.at)
             bindings.append(checkIn?.zone ?? "")
-            bindings.append(checkIn?.result.localDate.description ?? "1970-01-01")
+            try bindings.append(checkIn?.result.localDate ?? LocalDay(year: 1970, month: 1, day: 1))
             bindings.append(checkIn?.result.counted ?? false)
             bindings.append(result)
             bindings.append(change.badges.map(\.badge))
@@ -138,6 +159,16 @@ struct StreakStore: StreakRecords {
             bindings.append(ids)
             bindings.append(payloads)
             bindings.append(tags)
+            bindings.append(state.current)
+            bindings.append(state.longest)
+            bindings.append(state.totalDays)
+            try bindings.append(state.runStart)
+            try bindings.append(state.lastDay)
+            bindings.append(state.lastInstant)
+            bindings.append(state.lastZone)
+            try bindings.append(state.previousEnd)
+            bindings.append(state.previousLength)
+            bindings.append(state.freezeUsed)
             return bindings
         }
 
@@ -156,14 +187,15 @@ struct StreakStore: StreakRecords {
 
     /// The read of every check-in, prepared once per connection (planned once, not per request).
     struct ReadStreak: PostgresPreparedStatement {
+        static let name = "gamification.read_streak"
         static let sql = """
-            SELECT s.state::text, s.version, s.zone, s.reminders, s.remind_at, c.result::text,
-                   EXISTS (SELECT 1 FROM gamification.erased_users WHERE user_hash = $4)
+            SELECT s.version, s.zone, s.reminders, s.remind_at, s.current, s.longest, s.total_days, s.run_start, s.last_day, s.last_instant,
+                   s.last_zone, s.previous_end, s.previous_length, s.freeze_used, c.result::text, EXISTS (SELECT 1 FROM gamification.erased_users WHERE user_hash = $4)
             FROM (SELECT 1) AS one
             LEFT JOIN gamification.streaks s ON s.user_id = $1 AND s.app = $2
             LEFT JOIN gamification.check_ins c ON c.user_id = $1 AND c.app = $2 AND c.idempotency_key = $3
             """
-        typealias Row = (String?, Int64?, String?, Bool?, Date?, String?, Bool)
+        typealias Row = (StreakRow?, String?, Bool)
         var user: UUID
         var app: String
         var key: String
@@ -178,11 +210,19 @@ struct StreakStore: StreakRecords {
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            let (version, zone, reminders, remindAt, current, longest, totalDays, runStart, lastDay, lastInstant, lastZone, previousEnd,
+                 previousLength, freezeUsed, result, erased) = try row.decode(
+                    (Int64?, String?, Bool?, Date?, Int?, Int?, Int?, LocalDay?, LocalDay?, Date?, String?, LocalDay?, Int?, Bool?, String?, Bool).self)
+            let state = StreakStore.state((current, longest, totalDays, runStart, lastDay, lastInstant, lastZone, previousEnd, previousLength, freezeUsed))
+            return (state.map { StreakRow(state: $0, version: version ?? 0, zone: zone ?? "UTC", reminders: reminders ?? true, remindAt: remindAt) },
+                    result, erased)
+        }
     }
 
     /// The insert of a check-in that changed nothing, prepared once per connection.
     struct RecordCheckIn: PostgresPreparedStatement {
+        static let name = "gamification.record_check_in"
         static let sql = """
             INSERT INTO gamification.check_ins (user_id, app, idempotency_key, occurred_at, zone, local_date, counted, result, created_at)
             VALUES ($1, $2, $3, $4, $5, $6::date, false, $7::jsonb, $8)
@@ -226,7 +266,7 @@ struct StreakStore: StreakRecords {
                 )
                 UPDATE gamification.streaks s SET remind_at = NULL FROM due
                 WHERE s.user_id = due.user_id AND s.app = due.app
-                RETURNING s.user_id, s.app, (s.state->>'current')::int, due.remind_at
+                RETURNING s.user_id, s.app, s.current, due.remind_at
                 """, logger: logger)
             var due = 0
             var streams: [String] = [], ids: [UUID] = [], payloads: [String] = []

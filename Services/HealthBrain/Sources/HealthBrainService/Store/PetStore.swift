@@ -165,6 +165,8 @@ struct PetStore: PetRecords {
     /// revision read. Never an upsert: a pet erased after the read must stay erased. Everything else is written only
     /// if the pet was (`FROM p`); an evolution's events only if its row is new.
     struct Commit: PostgresPreparedStatement {
+        /// Its name on each connection, spelled out: postgres-nio's default reflects the type's name on every call.
+        static let name = "health.commit"
         static let sql = """
             WITH u AS (
                 UPDATE health.pets SET mode = $4, zone = $5, sad_to_resting = $6, resting_to_active = $7, steps_goal = $8,
@@ -290,6 +292,7 @@ struct PetStore: PetRecords {
     /// The read of an upload, prepared once per connection: the pet's columns (all null when there is none), then
     /// the raw rows and the day records of the dates, as JSON arrays.
     struct Snapshot: PostgresPreparedStatement {
+        static let name = "health.snapshot"
         static let columns = 22
         static let sql = PetStore.petColumnList + """
             ,
