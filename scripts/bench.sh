@@ -66,9 +66,11 @@ say "building release binaries (a first release build takes ~12 minutes)"
 # Each executable's own module (its main.swift) is compiled anew: in release, cross-module optimization bakes into it
 # the layout of types from modules it does not import (health-brain's configuration holds LanternLLM's), and the
 # incremental build does not notice when those change. A stale main.swift.o once read the configuration's last
-# field 8 bytes off and health-brain crashed at start. These modules are one small file each.
+# field 8 bytes off and health-brain crashed at start. These modules are one small file each. Only their objects go:
+# the build plan's files beside them (output-file-map.json) are written only when SwiftPM plans anew, so a build
+# whose plan is unchanged fails without them.
 for entry in "${LANTERN_SERVICES[@]}" "astrology-bench" "lantern-bench"; do
-  set -- $entry; rm -rf "$ROOT/.build/release/${1//-/_}.build"
+  set -- $entry; rm -f "$ROOT/.build/release/${1//-/_}.build/"*.o
 done
 for entry in "${LANTERN_SERVICES[@]}" "astrology-bench" "lantern-bench"; do
   set -- $entry; swift_build -c release --product "$1"

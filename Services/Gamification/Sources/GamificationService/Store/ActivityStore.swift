@@ -110,24 +110,11 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
         return earned
     }
 
-    /// The state's columns in the rows of a profile that are not the streak's.
-    private static let noState = StreakStore.stateColumns.split(separator: ",").map { _ in "NULL" }.joined(separator: ", ")
-
     func profile(of user: UUID, app: AppID) async throws -> ProfileData {
         var data = ProfileData()
-        let rows = try await client.query("""
-            SELECT 's', '', '', version, remind_at, zone, reminders, \(unescaped: StreakStore.stateColumns)
-                FROM gamification.streaks WHERE user_id = \(user) AND app = \(app.rawValue)
-            UNION ALL SELECT 'c', metric, subject, value, NULL, size::text, NULL, \(unescaped: Self.noState)
-                FROM gamification.counters WHERE user_id = \(user) AND app = \(app.rawValue)
-            UNION ALL SELECT 'b', badge, subject, 0, earned_at, NULL, NULL, \(unescaped: Self.noState)
-                FROM gamification.badges WHERE user_id = \(user) AND app = \(app.rawValue)
-            UNION ALL SELECT 'r', reward, '', 0, unlocked_at, NULL, NULL, \(unescaped: Self.noState)
-                FROM gamification.rewards WHERE user_id = \(user) AND app = \(app.rawValue)
-            """, logger: logger)
+        let rows = try await client.execute(ReadProfile(user: user, app: app.rawValue), logger: logger)
         for try await (kind, a, b, number, date, text, flag, current, longest, totalDays, runStart, lastDay, lastInstant, lastZone, previousEnd,
-                       previousLength, freezeUsed) in rows.decode((String, String, String, Int64, Date?, String?, Bool?, Int?, Int?, Int?, LocalDay?,
-                                                                  LocalDay?, Date?, String?, LocalDay?, Int?, Bool?).self) {
+                       previousLength, freezeUsed) in rows {
             switch kind {
             case "s":
                 let state = StreakStore.state((current, longest, totalDays, runStart, lastDay, lastInstant, lastZone, previousEnd, previousLength,
@@ -142,6 +129,37 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
             }
         }
         return data
+    }
+
+    /// The profile's read: the streak, counters, badges and rewards of a user and app in one statement, prepared once
+    /// per connection (parsed and planned on every call, its four branches cost more in PostgreSQL than they read).
+    struct ReadProfile: PostgresPreparedStatement {
+        static let name = "gamification.read_profile"
+        /// The state's columns in the rows that are not the streak's.
+        private static let noState = StreakStore.stateColumns.split(separator: ",").map { _ in "NULL" }.joined(separator: ", ")
+        static let sql = """
+            SELECT 's', '', '', version, remind_at, zone, reminders, \(StreakStore.stateColumns)
+                FROM gamification.streaks WHERE user_id = $1 AND app = $2
+            UNION ALL SELECT 'c', metric, subject, value, NULL, size::text, NULL, \(noState)
+                FROM gamification.counters WHERE user_id = $1 AND app = $2
+            UNION ALL SELECT 'b', badge, subject, 0, earned_at, NULL, NULL, \(noState)
+                FROM gamification.badges WHERE user_id = $1 AND app = $2
+            UNION ALL SELECT 'r', reward, '', 0, unlocked_at, NULL, NULL, \(noState)
+                FROM gamification.rewards WHERE user_id = $1 AND app = $2
+            """
+        typealias Row = (String, String, String, Int64, Date?, String?, Bool?, Int?, Int?, Int?, LocalDay?, LocalDay?, Date?, String?, LocalDay?,
+                         Int?, Bool?)
+        var user: UUID
+        var app: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(user)
+            bindings.append(app)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
     func export(of user: UUID, app: AppID) async throws -> ExportData {
