@@ -11,7 +11,7 @@ public enum TimeZoneName {
     /// The zone `name` names, or nil when it is not a tz database name.
     public static func zone(_ name: String) -> TimeZone? {
         guard (1...64).contains(name.utf8.count),
-              name.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "/_-+".unicodeScalars.contains($0)) })
+              name.isASCIIIdentifier(allowing: "/_-+")
         else { return nil }
         // tz has `GMT+0` and `GMT-0` (links to Etc/GMT); any other `GMT±…` is ICU's custom syntax (tz spells
         // fixed offsets `Etc/GMT±n`).

@@ -33,8 +33,6 @@ public struct RequestIDMiddleware: RouterMiddleware {
     }
 
     static func isSane(_ id: String) -> Bool {
-        id.count <= 128 && id.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_")
-        }
+        id.utf8.count <= 128 && id.isASCIIIdentifier(allowing: "-_")
     }
 }

@@ -17,25 +17,20 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
 
     func apply(_ batch: ActivityBatch, decide: @Sendable ([CounterChange]) -> [BadgeGrant]) async throws -> Int {
         let earned = try await client.transaction(logger: logger) { connection -> Int in
-            // Once per event id: the ids new to this consumer are the ones to count.
-            let ids = batch.events.map(\.id)
-            var fresh = Set<UUID>()
+            // Once per event id, and not for a user erased meanwhile (an event still on its way counts for
+            // nothing): one statement marks the ids processed and answers, of the new ones, those to count.
+            let ids = batch.events.map(\.id), hashes = batch.events.map { ErasedUsers.hash($0.user) }
+            var counted = Set<UUID>()
             for try await id in try await connection.query("""
-                INSERT INTO gamification.processed_events (consumer, event_id) SELECT \(Self.consumer), unnest(\(ids)::uuid[])
-                ON CONFLICT DO NOTHING RETURNING event_id
-                """, logger: logger).decode(UUID.self) { fresh.insert(id) }
-            // An erased user's events still on their way count for nothing.
-            let users = Array(Set(batch.events.filter { fresh.contains($0.id) }.map(\.user)))
-            var erased = Set<UUID>()
-            if !users.isEmpty {
-                let hashes = users.map { ErasedUsers.hash($0) }
-                for try await hash in try await connection.query("""
-                    SELECT user_hash FROM gamification.erased_users WHERE user_hash = ANY(\(hashes)::bytea[])
-                    """, logger: logger).decode(ByteBuffer.self) {
-                    if let user = users.first(where: { ErasedUsers.hash($0) == hash }) { erased.insert(user) }
-                }
-            }
-            let steps = batch.events.filter { fresh.contains($0.id) && !erased.contains($0.user) }.flatMap { batch.steps[$0.id] ?? [] }
+                WITH fresh AS (
+                    INSERT INTO gamification.processed_events (consumer, event_id) SELECT \(Self.consumer), unnest(\(ids)::uuid[])
+                    ON CONFLICT DO NOTHING RETURNING event_id
+                )
+                SELECT x.id FROM unnest(\(ids)::uuid[], \(hashes)::bytea[]) AS x(id, user_hash)
+                WHERE x.id IN (SELECT event_id FROM fresh)
+                  AND NOT EXISTS (SELECT 1 FROM gamification.erased_users e WHERE e.user_hash = x.user_hash)
+                """, logger: logger).decode(UUID.self) { counted.insert(id) }
+            let steps = batch.events.filter { counted.contains($0.id) }.flatMap { batch.steps[$0.id] ?? [] }
             guard !steps.isEmpty else { return 0 }
 
             // Sets first: a member counts only when it is new.
@@ -80,34 +75,41 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
             }
             let grants = decide(changes)
             guard !grants.isEmpty else { return 0 }
-            // Earned once: only the rows that are new announce themselves.
-            let inserted = try await connection.query("""
-                INSERT INTO gamification.badges (user_id, app, badge, subject, earned_at)
-                SELECT * FROM unnest(\(grants.map(\.user))::uuid[], \(grants.map(\.app.rawValue))::text[], \(grants.map(\.badge.badge))::text[],
-                                     \(grants.map(\.badge.subject))::text[], \(grants.map(\.badge.earnedAt))::timestamptz[])
-                ON CONFLICT DO NOTHING RETURNING user_id, app, badge, subject
-                """, logger: logger)
-            var new = Set<String>()
-            for try await (user, app, badge, subject) in inserted.decode((UUID, String, String, String).self) {
-                new.insert("\(user)|\(app)|\(badge)|\(subject)")
-            }
-            var streams: [String] = [], eventIDs: [UUID] = [], payloads: [String] = []
-            for grant in grants where new.contains("\(grant.user)|\(grant.app.rawValue)|\(grant.badge.badge)|\(grant.badge.subject)") {
+            // Earned once: only the rows that are new announce themselves. One statement: the badges, and the
+            // events of those whose row it inserted (each tagged with its badge's key).
+            var streams: [String] = [], eventIDs: [UUID] = [], payloads: [String] = [], tags: [String] = []
+            for grant in grants {
                 let subject = grant.user.lowercased
                 var rows = [try outbox.prepare(grant.event, subject: subject, at: batch.at), try outbox.prepare(grant.frame, subject: subject, at: batch.at)]
                 if let push = grant.push { rows.append(try outbox.prepare(push, subject: subject, at: batch.at)) }
-                for row in rows { streams.append(row.stream); eventIDs.append(row.eventID); payloads.append(row.payload) }
+                let tag = Self.badgeKey(grant.user, grant.app.rawValue, grant.badge.badge, grant.badge.subject)
+                for row in rows { streams.append(row.stream); eventIDs.append(row.eventID); payloads.append(row.payload); tags.append(tag) }
             }
-            if !streams.isEmpty {
-                try await connection.query("""
+            var new = 0
+            for try await count in try await connection.query("""
+                WITH b AS (
+                    INSERT INTO gamification.badges (user_id, app, badge, subject, earned_at)
+                    SELECT * FROM unnest(\(grants.map(\.user))::uuid[], \(grants.map(\.app.rawValue))::text[], \(grants.map(\.badge.badge))::text[],
+                                         \(grants.map(\.badge.subject))::text[], \(grants.map(\.badge.earnedAt))::timestamptz[])
+                    ON CONFLICT DO NOTHING RETURNING user_id::text || '|' || app || '|' || badge || '|' || subject AS tag
+                ), o AS (
                     INSERT INTO \(unescaped: outbox.table) (stream, event_id, payload)
-                    SELECT * FROM unnest(\(streams)::text[], \(eventIDs)::uuid[], \(payloads)::text[])
-                    """, logger: logger)
-            }
-            return new.count
+                    SELECT x.stream, x.event_id, x.payload
+                    FROM unnest(\(streams)::text[], \(eventIDs)::uuid[], \(payloads)::text[], \(tags)::text[]) WITH ORDINALITY AS x(stream, event_id, payload, tag, n)
+                    WHERE x.tag IN (SELECT tag FROM b)
+                    ORDER BY x.n
+                )
+                SELECT count(*)::int FROM b
+                """, logger: logger).decode(Int.self) { new = count }
+            return new
         }
         if earned > 0 { outbox.committed() }
         return earned
+    }
+
+    /// A badge row's key as the batch's statement spells it (PostgreSQL prints a uuid in lower case).
+    static func badgeKey(_ user: UUID, _ app: String, _ badge: String, _ subject: String) -> String {
+        "\(user.lowercased)|\(app)|\(badge)|\(subject)"
     }
 
     func profile(of user: UUID, app: AppID) async throws -> ProfileData {

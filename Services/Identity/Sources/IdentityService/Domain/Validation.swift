@@ -84,9 +84,7 @@ extension FieldValidator {
 /// What a device registration must look like (`PUT /v1/me/devices/{deviceId}`).
 enum DeviceRules {
     static func isDeviceID(_ id: String) -> Bool {
-        (1...128).contains(id.count) && id.unicodeScalars.allSatisfy {
-            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".:_-".unicodeScalars.contains($0))
-        }
+        (1...128).contains(id.utf8.count) && id.isASCIIIdentifier(allowing: ".:_-")
     }
 
     static func isPushToken(_ token: String, platform: String) -> Bool {
