@@ -142,7 +142,7 @@ public struct GeminiProvider: LLMProvider {
                                thoughts: response.usageMetadata?.thoughtsTokenCount ?? 0)
         switch candidate.finishReason {
         case "STOP":
-            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ProviderFailure(.unusable, "STOP with no text") }
+            guard !text.trimmingWhitespace().isEmpty else { throw ProviderFailure(.unusable, "STOP with no text") }
             return ProviderAnswer(text: text, usage: usage)
         case "MAX_TOKENS":
             throw ProviderFailure(.truncated, text.isEmpty ? "MAX_TOKENS with no text" : "MAX_TOKENS: the answer was cut off")

@@ -1,4 +1,5 @@
 import Foundation
+import LanternCore
 
 /// The embedded default: composes a text from curated phrases and the request's descriptors, with no network and
 /// no credentials, so every app works on a plain `make up` and when every model is down.
@@ -102,7 +103,7 @@ public struct Grammar: Sendable, Decodable {
 
     func expand(values: [String: String], pinned: [String: Int] = [:], random: inout SplitMix64) throws -> String {
         try expand("start", values: values, pinned: pinned, random: &random)
-            .replacingOccurrences(of: "  ", with: " ").trimmingCharacters(in: .whitespaces)
+            .replacing("  ", with: " ").trimmingWhitespace()
     }
 
     private func expand(_ rule: String, values: [String: String], pinned: [String: Int], random: inout SplitMix64) throws -> String {

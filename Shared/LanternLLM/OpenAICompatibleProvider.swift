@@ -117,7 +117,7 @@ public struct OpenAICompatibleProvider: LLMProvider {
         let usage = TokenUsage(prompt: response.usage?.prompt_tokens ?? 0, output: response.usage?.completion_tokens ?? 0)
         switch choice.finish_reason {
         case "stop":
-            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw ProviderFailure(.unusable, "stop with no text") }
+            guard !text.trimmingWhitespace().isEmpty else { throw ProviderFailure(.unusable, "stop with no text") }
             return ProviderAnswer(text: text, usage: usage)
         case "length": throw ProviderFailure(.truncated, text.isEmpty ? "length with no text" : "length: the answer was cut off")
         case "content_filter": throw ProviderFailure(.blocked, "content_filter")

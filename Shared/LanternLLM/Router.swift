@@ -10,7 +10,7 @@ public enum RouteStep: Sendable, Hashable, CustomStringConvertible {
 
     /// `gemini:gemini-2.5-flash`, `openai:qwen2.5-7b-instruct`, `local` (the form configuration uses).
     public init?(_ text: String) {
-        let text = text.trimmingCharacters(in: .whitespaces)
+        let text = text.trimmingWhitespace()
         if text == "local" { self = .local; return }
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let provider = String(text[..<colon]), model = String(text[text.index(after: colon)...])
