@@ -443,7 +443,7 @@ let package = Package(
         .testTarget(
             name: "LanternHTTPTests",
             dependencies: ["LanternHTTP", "LanternCore", "LanternTokens", "LanternTestSupport", hummingbirdTesting,
-                           hummingbird],
+                           hummingbird, otel, tracing, .product(name: "NIOHTTP1", package: "swift-nio")],
             path: "Tests/LanternHTTPTests",
             swiftSettings: strict
         ),
