@@ -47,11 +47,18 @@ struct MomentsTests {
             let empty = try await h.get("/v1/widgets/pairly", as: a).body
             #expect(String(buffer: empty).contains(#""hasPhoto":false"#))
 
-            let shared = try await h.events("moment.shared")
+            // The outbox relay publishes after the commit, on its own time (slow on a loaded machine): wait for it.
+            let shared = try await eventuallyValue { () -> [EventEnvelope]? in
+                let found = try await h.events("moment.shared")
+                return found.isEmpty ? nil : found
+            } ?? []
             #expect(shared.count == 1 && shared.first?.subject == b.lowercased && shared.first?.data["senderName"]?.stringValue == "Ana")
             // The receiver gets a silent push (widget refresh) and a visible one, queued with the moment.
-            let reply = try await h.redis.send(["XRANGE", h.streams.jobs("push"), "-", "+"])
-            let pushes = (reply.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0).payload(as: PushRequest.self) }
+            let pushes = try await eventuallyValue { () -> [PushRequest]? in
+                let reply = try await h.redis.send(["XRANGE", h.streams.jobs("push"), "-", "+"])
+                let found = (reply.array ?? []).compactMap { $0.array?[1].array?[1].string }.compactMap { try? EventEnvelope.decode($0).payload(as: PushRequest.self) }
+                return found.count >= 2 ? found : nil
+            } ?? []
             #expect(pushes.map(\.delivery).sorted { $0.rawValue < $1.rawValue } == [.alert, .background])
             #expect(pushes.allSatisfy { $0.userId == b.lowercased && $0.kind == "pairly.moment_shared" && $0.data?["momentId"] == shared.first?.data["momentId"]?.stringValue })
             #expect(pushes.first { $0.delivery == .alert }?.args == ["partnerName": "Ana"])

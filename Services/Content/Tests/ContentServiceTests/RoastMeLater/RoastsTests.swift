@@ -200,6 +200,8 @@ struct RoastsTests {
             #expect(try again.decode(RoastBody.self) == first.decode(RoastBody.self))
             let other = try await h.roast(user, #"{"category":"boss","spice":2}"#, key: key)
             #expect(try other.status == .unprocessableContent && (other.decode(ProblemBody.self)).code == "idempotency_key_reused")
+            // The relay publishes after the commit, asynchronously: wait for the event, then check it came once.
+            _ = try await eventually { try await h.events("roast.generated").count >= 1 }
             let events = try await h.events("roast.generated")
             #expect(events.count == 1)
             let generated = try #require(events.first).payload(as: ContentEvents.RoastGenerated.self)
