@@ -12,7 +12,12 @@ public struct EventEnvelope: Codable, Sendable, Equatable {
     public var producer: String
     public var subject: String?
     public var traceparent: String?
-    public var data: JSONValue
+    public var data: JSONValue {
+        didSet { text = nil }
+    }
+    /// The JSON this envelope was decoded from, while `data` is unchanged: `payload(as:)` decodes the typed payload
+    /// from it in one pass, where going through `data` encodes the tree to JSON and parses it again.
+    private var text: String? = nil
 
     public init(id: UUID = .v7(), type: String, version: Int = 1, occurredAt: Date, producer: String,
                 subject: String?, traceparent: String? = nil, data: JSONValue) {
@@ -39,7 +44,19 @@ public struct EventEnvelope: Codable, Sendable, Equatable {
                       traceparent: traceparent, payload: payload)
     }
 
-    public func payload<T: Decodable>(as type: T.Type = T.self) throws -> T { try data.decode(as: T.self) }
+    public func payload<T: Decodable>(as type: T.Type = T.self) throws -> T {
+        guard let text else { return try data.decode(as: T.self) }
+        do {
+            return try JSONDecoder.lantern.decode(DataField<T>.self, from: Data(text.utf8)).data
+        } catch let error as DecodingError {
+            throw error.insideData()  // the field named as the payload knows it, not as `data.<field>`
+        }
+    }
+
+    /// The `data` member of an envelope's JSON, typed (the other members are not decoded).
+    private struct DataField<T: Decodable>: Decodable {
+        var data: T
+    }
 
     /// The text of the envelope of a typed payload, encoded in one pass: the same JSON as
     /// `EventEnvelope(payload, …).encoded()`, without turning the payload into a `JSONValue` first (an encode, a
@@ -73,7 +90,15 @@ public struct EventEnvelope: Codable, Sendable, Equatable {
     }
 
     public static func decode(_ text: String) throws -> EventEnvelope {
-        try JSONDecoder.lantern.decode(EventEnvelope.self, from: Data(text.utf8))
+        var envelope = try JSONDecoder.lantern.decode(EventEnvelope.self, from: Data(text.utf8))
+        envelope.text = text
+        return envelope
+    }
+
+    /// Equal when their members are; the text an envelope came from is not one.
+    public static func == (lhs: EventEnvelope, rhs: EventEnvelope) -> Bool {
+        lhs.id == rhs.id && lhs.type == rhs.type && lhs.version == rhs.version && lhs.occurredAt == rhs.occurredAt
+            && lhs.producer == rhs.producer && lhs.subject == rhs.subject && lhs.traceparent == rhs.traceparent && lhs.data == rhs.data
     }
 
     enum CodingKeys: String, CodingKey {
@@ -84,5 +109,22 @@ public struct EventEnvelope: Codable, Sendable, Equatable {
     public func encode(to encoder: any Encoder) throws {
         try Typed(id: id, type: type, version: version, occurredAt: occurredAt, producer: producer, subject: subject,
                   traceparent: traceparent, data: data).encode(to: encoder)
+    }
+}
+
+extension DecodingError {
+    /// The error as the payload inside the envelope's `data` sees it: its coding path without that first key.
+    fileprivate func insideData() -> DecodingError {
+        func inside(_ context: Context) -> Context {
+            Context(codingPath: Array(context.codingPath.dropFirst()), debugDescription: context.debugDescription,
+                    underlyingError: context.underlyingError)
+        }
+        switch self {
+        case .typeMismatch(let type, let context): return .typeMismatch(type, inside(context))
+        case .valueNotFound(let type, let context): return .valueNotFound(type, inside(context))
+        case .keyNotFound(let key, let context): return .keyNotFound(key, inside(context))
+        case .dataCorrupted(let context): return .dataCorrupted(inside(context))
+        @unknown default: return self
+        }
     }
 }

@@ -10,13 +10,15 @@ public enum JSONValue: Codable, Sendable, Equatable {
     case object([String: JSONValue])
 
     public init(from decoder: any Decoder) throws {
+        // A decoder cannot be asked what it holds, only tried, and every wrong guess throws an error (with its coding
+        // path and message). Most values of an event are strings, then numbers: they are tried first.
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
         else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let o = try? c.decode([String: JSONValue].self) { self = .object(o) }
+        else { self = .array(try c.decode([JSONValue].self)) }
     }
 
     public func encode(to encoder: any Encoder) throws {

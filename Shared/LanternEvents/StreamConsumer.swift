@@ -31,6 +31,10 @@ public struct StreamConsumer: Service {
         public var handlerTimeout: Duration = .seconds(120)
         /// Where a new group starts: `0` replays what the stream still holds, `$` only new entries.
         public var startID = "0"
+        /// After a read that took fewer than `batchSize` messages, how long to wait before the next: under a steady
+        /// flow the next read then takes many at once, and a batch handler's round trips are per batch. The first
+        /// message after a quiet spell is read at once. Zero reads again at once.
+        public var linger: Duration = .zero
 
         public init(stream: String, group: String, consumer: String) {
             self.stream = stream
@@ -126,8 +130,9 @@ public struct StreamConsumer: Service {
                     try await reclaim()
                     lastReclaim = .now
                 }
-                try await readNew()
+                let read = try await readNew()
                 backoff.reset()
+                if options.linger > .zero, read > 0, read < options.batchSize { try? await Task.sleep(for: options.linger) }
             } catch RedisError.server(let message) where message.hasPrefix("NOGROUP") {
                 // Redis lost the group (restart without persistence, stream deleted): recreate it.
                 groupReady = false
@@ -149,7 +154,9 @@ public struct StreamConsumer: Service {
         }
     }
 
-    func readNew() async throws {
+    /// Reads and handles the group's new messages; returns how many were read.
+    @discardableResult
+    func readNew() async throws -> Int {
         let reply = try await redis.send([
             "XREADGROUP", "GROUP", options.group, options.consumer, "COUNT", String(options.batchSize),
             "BLOCK", String(max(1, options.block.milliseconds)), "STREAMS", options.stream, ">",
@@ -165,6 +172,7 @@ public struct StreamConsumer: Service {
         }
         // One XACK per batch: a crash before it only means redelivery, which handlers tolerate.
         if !handled.isEmpty { try await redis.send(["XACK", options.stream, options.group] + handled) }
+        return batch.count
     }
 
     /// Takes over messages idle longer than `claimIdle` (a crashed or stuck consumer's), then retries or

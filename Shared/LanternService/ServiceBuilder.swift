@@ -136,6 +136,8 @@ public struct ServiceBuilder: Sendable {
         guard let redisEndpoint else { preconditionFailure("consume needs addRedis first") }
         var options = consumerOptions(stream, group: group)
         options.batchSize = batchSize
+        // A batch's round trips are shared by its messages: under a steady flow, let the next batch fill a little.
+        options.linger = .milliseconds(5)
         background.append(StreamConsumer(endpoint: redisEndpoint, streams: streams, options: options, logger: logger,
                                          startAfter: migrated, batchHandler: batchHandler))
     }

@@ -54,6 +54,29 @@ struct EventCatalogueTests {
                              args: ["a": "b"], collapseKey: "c", ttlSeconds: 3600, data: ["x": "1"]), subject: "u", traceparent: nil)
     }
 
+    @Test("a payload read from an envelope's text is the payload read through its data; a changed data is read, and errors name the payload's field")
+    func payloadFromText() throws {
+        let at = Date(timeIntervalSince1970: 1_795_000_000.123)
+        let payload = IdentityEvents.ProfileRenamed(userId: "u", app: .pairly, displayName: "Ana", partnerId: nil)
+        let text = try EventEnvelope.encoded(payload, producer: "identity", subject: "u", occurredAt: at, traceparent: nil)
+        var envelope = try EventEnvelope.decode(text)
+        let fromText = try envelope.payload(as: IdentityEvents.ProfileRenamed.self)
+        let fromData = try envelope.data.decode(as: IdentityEvents.ProfileRenamed.self)
+        #expect(fromText.displayName == "Ana" && fromText.displayName == fromData.displayName && fromText.app == fromData.app)
+        #expect(envelope == (try EventEnvelope.decode(envelope.encoded())), "the text it came from is not part of an envelope's equality")
+        // Once data changes, the text it came from is no longer what it holds.
+        if case .object(var fields) = envelope.data { fields["displayName"] = .string("Bo"); envelope.data = .object(fields) }
+        #expect(try envelope.payload(as: IdentityEvents.ProfileRenamed.self).displayName == "Bo")
+        // A field that breaks the contract is named as the payload names it, from text as from data.
+        let broken = try EventEnvelope.decode(text.replacingOccurrences(of: "\"pairly\"", with: "\"napster\""))
+        for error in [Result { try broken.payload(as: IdentityEvents.ProfileRenamed.self) }, Result { try broken.data.decode(as: IdentityEvents.ProfileRenamed.self) }] {
+            guard case .failure(let failure) = error, let decoding = failure as? DecodingError, case .dataCorrupted(let context) = decoding else {
+                Issue.record("not a DecodingError.dataCorrupted: \(error)"); continue
+            }
+            #expect(context.codingPath.map(\.stringValue) == ["app"])
+        }
+    }
+
     @Test("each payload names its stream: events of its producer, push jobs, real-time frames")
     func streams() {
         let names = StreamNames(prefix: "lantern")

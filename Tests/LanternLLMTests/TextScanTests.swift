@@ -51,3 +51,28 @@ struct TextScanTests {
         }
     }
 }
+
+/// The guard's split into words (`TextScan`, on Unicode scalars) against the split by `Character` it replaced.
+@Suite("Words as Character.isLetter splits them")
+struct TextScanWordsTests {
+    static func reference(_ text: String) -> [String] { text.split { !$0.isLetter && $0 != "'" }.map(String.init) }
+
+    @Test("the same words as a split by Character, on random texts of letters of several scripts, marks, emoji and punctuation")
+    func randomTexts() {
+        let pieces = [" ", "a", "Z", "đ", "ế", "e\u{302}\u{301}", "и\u{306}", "й", "ї", "'", "’", "-", ".", ",", "!", "1", "42", "😂", "👍🏽",
+                      "👨‍👩‍👧", "🇻🇳", "🔥", "한", "กิ", "कि", "日本", "ß", "Ω", "\u{00A0}", "\n", "x\u{301}", "ǅ", "Ⅻ", "ª", "_", "@"]
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...14, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            #expect(TextScan.words(of: text).map(String.init) == Self.reference(text), "\(text.debugDescription)")
+        }
+    }
+
+    @Test("the same words for sentences in the apps' languages")
+    func sentences() {
+        for text in ["Hôm nay bạn sẽ gặp may mắn, đừng quên mỉm cười!", "Your 3 p.m. meeting could've been an e-mail — again.",
+                     "Сьогодні зірки кажуть: не поспішай.", "Sếp bảo \"họp nhanh 5 phút\" và giờ đã là 2 tiếng. 😂"] {
+            #expect(TextScan.words(of: text.lowercased()).map(String.init) == Self.reference(text.lowercased()), "\(text)")
+        }
+    }
+}
