@@ -15,22 +15,11 @@ struct DailyRoastStore: DailyRoastRecords {
     static let keptDays = 7
 
     func widgetState(of user: UUID, at now: Date) async throws -> WidgetState {
-        let utcDay = LocalDay(now, in: .gmt).description
-        let rows = try await client.query("""
-            SELECT w.categories, w.max_spice, w.language, w.time_zone, w.last_viewed_day::text,
-                   d.id, d.local_date::text, d.category, d.spice, d.language, d.text, d.artisanal, d.source, d.created_at,
-                   s.current, s.longest, s.last_active_day::text
-            FROM (SELECT \(user)::uuid AS user_id) u
-            LEFT JOIN content.roast_widgets w ON w.user_id = u.user_id
-            LEFT JOIN content.roasts_of_the_day d ON d.user_id = u.user_id AND d.local_date BETWEEN \(utcDay)::date - 1 AND \(utcDay)::date + 1
-            LEFT JOIN content.roast_streaks s ON s.user_id = u.user_id
-            """, logger: logger)
+        let rows = try await client.execute(ReadWidget(user: user, utcDay: LocalDay(now, in: .gmt).description), logger: logger)
         var state = WidgetState(settings: nil, lastViewed: nil, roasts: [], streak: nil)
         for try await row in rows {
             let (categories, maxSpice, language, zone, lastViewed, id, day, category, spice, roastLanguage, text, artisanal, source, created,
-                 current, longest, lastActive) =
-                try row.decode(([String]?, Int?, String?, String?, String?, UUID?, String?, String?, Int?, String?, String?, Bool?, String?, Date?,
-                                Int?, Int?, String?).self)
+                 current, longest, lastActive) = row
             if let categories, let maxSpice, let language = language.flatMap(RoastLanguage.init(rawValue:)), let zone {
                 state.settings = WidgetSettings(categories: categories, maxSpice: maxSpice, language: language, timeZone: zone)
                 state.lastViewed = lastViewed.flatMap(LocalDay.init)
@@ -87,6 +76,36 @@ struct DailyRoastStore: DailyRoastRecords {
                                  day: day, lastViewed: lastViewed))
         }
         return due
+    }
+
+    /// The widget's read, prepared once per connection (parsed and planned once, not on every widget refresh): the
+    /// settings, the roasts of the days around today in UTC (the user's today is one of them), the streak copy.
+    struct ReadWidget: PostgresPreparedStatement {
+        /// Its name on each connection, spelled out: postgres-nio's default reflects the type's name on every call.
+        static let name = "roastmelater.read_widget"
+        static let sql = """
+            SELECT w.categories, w.max_spice, w.language, w.time_zone, w.last_viewed_day::text,
+                   d.id, d.local_date::text, d.category, d.spice, d.language, d.text, d.artisanal, d.source, d.created_at,
+                   s.current, s.longest, s.last_active_day::text
+            FROM (SELECT $1::uuid AS user_id) u
+            LEFT JOIN content.roast_widgets w ON w.user_id = u.user_id
+            LEFT JOIN content.roasts_of_the_day d ON d.user_id = u.user_id AND d.local_date BETWEEN $2::date - 1 AND $2::date + 1
+            LEFT JOIN content.roast_streaks s ON s.user_id = u.user_id
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.uuid, .text]
+        typealias Row = ([String]?, Int?, String?, String?, String?, UUID?, String?, String?, Int?, String?, String?, Bool?, String?, Date?,
+                         Int?, Int?, String?)
+        var user: UUID
+        var utcDay: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(user)
+            bindings.append(utcDay)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
     func viewed(_ user: UUID, on day: LocalDay, idleSince: LocalDay, at now: Date) async throws {
