@@ -119,8 +119,8 @@ public struct OutboxRelay: Service {
     let shutdownGrace: Duration
     /// After a batch of fewer than `batchSize` rows, how long to wait before the next: while commits keep coming, the
     /// next batch takes all that arrived meanwhile, and its three round trips to PostgreSQL and one to Redis are
-    /// shared by more events (under a steady flow of writes, batches of one or two rows cost about as much to relay
-    /// as the writes cost to make). The first row after a quiet spell leaves at once.
+    /// shared by more events (without it, each batch takes only the rows committed while the one before ran). The
+    /// first row after a quiet spell leaves at once.
     let linger: Duration
     /// Where the loop is, for the warning when a batch is left behind at shutdown.
     private let step = RelayStep()
