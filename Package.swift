@@ -485,8 +485,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LanternServiceTests",
-            dependencies: ["LanternService", "LanternCore", "LanternDatabase", "LanternTestSupport", "LanternTokens", hummingbird, nioCore,
-                           postgres, lifecycle, logging],
+            dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternRedis", "LanternTestSupport", "LanternTokens",
+                           hummingbird, httpClient, nioCore, postgres, lifecycle, logging],
             path: "Tests/LanternServiceTests",
             swiftSettings: strict
         ),

@@ -444,8 +444,17 @@ def symbi():
     step("the day's brain", f"looks at today at {settings['nextBrainAt']}" if settings.get("nextBrainAt") else "not planned")
 
     # Another pet, whose phone was offline for a month: 30 lively days in one upload evolve it, and evolution-worker
-    # draws the new form (the image model with GEMINI_API_KEY, Lantern's own ghost without).
-    token = device_sign_in("symbi")["accessToken"]
+    # draws the new form (the image model with GEMINI_API_KEY, Lantern's own ghost without). Its account must have
+    # lived that month (an account minutes old cannot buy an evolution with back-dated days): it signs in, then the
+    # stack's clock moves 29 days ahead, and the phone comes back online.
+    tokens = device_sign_in("symbi")
+    clock = travel(days=29)
+    time.sleep(1.5)  # every process follows the shared clock within a second
+    step("another pet's account, then the stack's clock 29 days ahead (make time-travel DAYS=29)", f"now {clock['now']}")
+    _, _, raw = api("POST", "/v1/auth/refresh", {"refreshToken": tokens["refreshToken"]})
+    token = as_json(raw)["accessToken"]
+    now = dt.datetime.fromisoformat(clock["now"].replace("Z", "+00:00"))
+    today = now.astimezone(zoneinfo.ZoneInfo(zone)).date() if zone != "UTC" else now.date()
     month = [{"date": (today - dt.timedelta(days=29 - n)).isoformat(), "source": "healthkit", "steps": 9000 + 97 * n, "sleepHours": 7.6,
               "hrvMs": 48 + n % 5} for n in range(30)]
     _, _, raw = api("POST", "/v1/symbi/metrics", {"timeZone": zone, "days": month}, token=token)

@@ -51,6 +51,10 @@ public struct StreamNames: Sendable, Equatable {
     /// in milliseconds; written by the gateway's `POST /development/clock`, read by every process each second.
     public var developmentClockOffset: String { "\(prefix).development.clock_offset_ms" }
 
+    /// `lantern.erased.<user id>`: set by identity as `DELETE /v1/me` erases the account, for as long as one of its
+    /// access tokens can live; every service's token check refuses the user while it exists (`ErasedAccounts`).
+    public func erasedAccount(_ user: String) -> String { "\(prefix).erased.\(user)" }
+
     public func name(of stream: EventStream) -> String {
         switch stream {
         case .events(let service): events(service)

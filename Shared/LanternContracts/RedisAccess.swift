@@ -47,19 +47,23 @@ public struct RedisAccess: Sendable, Equatable {
     /// The accounts' model calls a day (`ModelCallBudget`), counted by content and health-brain alike.
     static let modelCalls = Keys(":ratelimit:llm-calls:*", counterCommands)
 
+    /// Deleted accounts (`StreamNames.erasedAccount`): identity marks them, every service that takes tokens asks.
+    static let erasedAccounts = Keys(".erased.*", ["exists"], readOnly: true)
+
     public static let all: [RedisAccess] = [
-        RedisAccess("identity", publishes: [IdentityEvents.stream, PushRequest.stream, RealtimeFrame.stream]),
+        RedisAccess("identity", publishes: [IdentityEvents.stream, PushRequest.stream, RealtimeFrame.stream],
+                    keys: [Keys(".erased.*", ["set", "exists"])]),
         RedisAccess("media", publishes: [.events(MediaEvents.producer), PushRequest.stream, RealtimeFrame.stream],
-                    consumes: [IdentityEvents.stream]),
-        RedisAccess("astrology"),
+                    consumes: [IdentityEvents.stream], keys: [erasedAccounts]),
+        RedisAccess("astrology", keys: [erasedAccounts]),
         RedisAccess("content", publishes: [.events(ContentEvents.producer), PushRequest.stream, RealtimeFrame.stream],
                     consumes: [IdentityEvents.stream, .events(GamificationEvents.producer)],
-                    keys: [modelCalls, Keys(":ratelimit:renders:*", counterCommands)]),
+                    keys: [modelCalls, Keys(":ratelimit:renders:*", counterCommands), erasedAccounts]),
         RedisAccess("gamification", publishes: [.events(GamificationEvents.producer), PushRequest.stream, RealtimeFrame.stream],
-                    consumes: [IdentityEvents.stream, .events(ContentEvents.producer)]),
+                    consumes: [IdentityEvents.stream, .events(ContentEvents.producer)], keys: [erasedAccounts]),
         RedisAccess("health-brain", publishes: [.events(SymbiEvents.producer), SymbiEvents.EvolutionRequested.stream, PushRequest.stream,
                                                 RealtimeFrame.stream],
-                    consumes: [IdentityEvents.stream, SymbiEvents.Evolved.stream], keys: [modelCalls]),
+                    consumes: [IdentityEvents.stream, SymbiEvents.Evolved.stream], keys: [modelCalls, erasedAccounts]),
         RedisAccess("push-worker", consumes: [IdentityEvents.stream, PushRequest.stream],
                     keys: [Keys(".push.retries", ["zadd", "zrem", "zcard", "zrangebyscore", "eval", "evalsha"]),
                            Keys(".push.sent.*", ["exists", "set"])]),
@@ -68,7 +72,7 @@ public struct RedisAccess: Sendable, Equatable {
         RedisAccess("gateway", follows: [RealtimeFrame.stream],
                     keys: [Keys(":ratelimit:*", counterCommands + ["incrby"]),
                            // `POST /development/clock` moves the development stack's clock (refused outside development).
-                           Keys(".development.clock_offset_ms", ["get", "incrby"])]),
+                           Keys(".development.clock_offset_ms", ["get", "incrby"]), erasedAccounts]),
     ]
 
     public static func of(_ service: String) -> RedisAccess? { all.first { $0.service == service } }

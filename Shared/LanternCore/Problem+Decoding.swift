@@ -58,3 +58,83 @@ extension Problem {
         }
     }
 }
+
+extension Problem {
+    /// Decodes a request body, every failure a problem that names the field (`init(decoding:)`).
+    ///
+    /// Foundation's `JSONDecoder` reports a valid number that does not fit the field's type (`2.5` or `1e23` where a
+    /// whole number is due) as "not valid JSON" with no coding path, which would be a 400 for a body that is valid
+    /// JSON. That case is told apart here: the body is parsed as a tree, and each number that is not a whole `Int`
+    /// is set to 0 in turn until the decoding gets past it; that number's field is the one named (422
+    /// `validation_failed`, "must be a whole number"). Only failing bodies pay for it.
+    public static func decodeBody<T: Decodable>(_ type: T.Type, from data: Data, decoder: JSONDecoder) throws -> T {
+        do {
+            return try decoder.decode(T.self, from: data)
+        } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+               let field = wholeNumberField(T.self, in: data, decoder: decoder) {
+                throw Problem.invalid(field: field, "must be a whole number")
+            }
+            throw Problem(decoding: error)
+        }
+    }
+
+    /// The path (`days[0].steps`) of the number in `data` that stops `T` from decoding because it is not a whole
+    /// number in `Int`'s range; nil when the body is not valid JSON or no such number is the cause.
+    static func wholeNumberField<T: Decodable>(_ type: T.Type, in data: Data, decoder: JSONDecoder) -> String? {
+        guard let tree = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return nil }
+        // Numbers that cannot be an `Int` first, then the rest (`1e5` is whole, but not every decoder takes it as
+        // one); a bounded number of attempts, so that a large failing body costs a few decodings, not one per number.
+        var unlikely: [[JSONPathPart]] = [], others: [[JSONPathPart]] = []
+        func walk(_ value: Any, _ path: [JSONPathPart]) {
+            switch value {
+            case let object as [String: Any]: for (key, item) in object.sorted(by: { $0.key < $1.key }) { walk(item, path + [.key(key)]) }
+            case let array as [Any]: for (index, item) in array.enumerated() { walk(item, path + [.index(index)]) }
+            case is Bool: break
+            case let number as NSNumber:
+                let double = number.doubleValue
+                if double.rounded() != double || abs(double) >= 9.2e18 { unlikely.append(path) } else { others.append(path) }
+            default: break
+            }
+        }
+        walk(tree, [])
+        for path in (unlikely + others).prefix(32) {
+            guard let replaced = try? JSONSerialization.data(withJSONObject: setting(0, at: path[...], in: tree), options: [.fragmentsAllowed])
+            else { continue }
+            do {
+                _ = try decoder.decode(T.self, from: replaced)
+                return describe(path)
+            } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+                continue
+            } catch {
+                return describe(path)  // past this number, the decoding fails elsewhere: this one was the cause
+            }
+        }
+        return nil
+    }
+
+    enum JSONPathPart { case key(String), index(Int) }
+
+    private static func setting(_ new: Any, at path: ArraySlice<JSONPathPart>, in value: Any) -> Any {
+        guard let first = path.first else { return new }
+        switch (first, value) {
+        case (.key(let key), var object as [String: Any]):
+            object[key] = object[key].map { setting(new, at: path.dropFirst(), in: $0) }
+            return object
+        case (.index(let index), var array as [Any]) where array.indices.contains(index):
+            array[index] = setting(new, at: path.dropFirst(), in: array[index])
+            return array
+        default:
+            return value
+        }
+    }
+
+    private static func describe(_ path: [JSONPathPart]) -> String {
+        path.reduce("") { text, part in
+            switch part {
+            case .key(let key): text.isEmpty ? key : text + "." + key
+            case .index(let index): text + "[\(index)]"
+            }
+        }
+    }
+}

@@ -211,6 +211,11 @@ public struct ProcessSettings: Sendable {
     public var operationsHost: String
     /// `OPS_PORT`: the operations listener (default: `HTTP_PORT` + 1000; any free port when `HTTP_PORT` is 0).
     public var operationsPort: Int
+    /// The names the API listener answers to, or nil when it takes any `Host` (`AllowedHosts`: checked in
+    /// development and wherever `ALLOWED_HOSTS` is set).
+    public var apiHosts: AllowedHosts?
+    /// The names the operations listener answers to (its own address, `OPS_HOST`, beside the same list).
+    public var operationsHosts: AllowedHosts?
 
     /// The operations port that goes with an API port when `OPS_PORT` is not set.
     public static func defaultOperationsPort(for port: Int) -> Int { port == 0 ? 0 : port + operationsPortOffset }
@@ -248,6 +253,12 @@ public struct ProcessSettings: Sendable {
         self.operationsPort = try settings.int("ops.port", default: derived, range: 0...65535)
         if operationsPort != 0 && operationsPort == port {
             throw ConfigurationError(variable: "OPS_PORT", message: "must differ from HTTP_PORT (\(port)): operations are never served on the API's port")
+        }
+        // A page that rebinds its name to this machine reaches every port of the stack, not only the gateway's.
+        let listed = settings.list("allowed.hosts")
+        if environment == .development || !listed.isEmpty {
+            apiHosts = try AllowedHosts(host: host, extra: listed)
+            operationsHosts = try AllowedHosts(host: operationsHost, extra: listed)
         }
     }
 }

@@ -14,6 +14,16 @@ extension UUID {
                            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
+    /// When a version 7 UUID was made (its first 48 bits, milliseconds since 1970); nil for any other version. An
+    /// account id is one (identity makes it as the account is created), so its age needs no lookup and cannot be
+    /// claimed by a client.
+    public var v7Date: Date? {
+        let bytes = uuid
+        guard bytes.6 >> 4 == 7 else { return nil }
+        let millis = [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Date(timeIntervalSince1970: Double(millis) / 1000)
+    }
+
     /// Lower-case text form used on the wire and in logs.
     public var lowercased: String { uuidString.lowercased() }
 }

@@ -15,6 +15,13 @@ public enum DatabaseErrors {
         guard let error = error as? PSQLError, let server = error.serverInfo, server[.sqlState] == "23505" else { return nil }
         return server[.constraintName]
     }
+
+    /// The foreign key a statement would have broken (SQLSTATE 23503), else nil: a row that names a parent deleted
+    /// meanwhile (a device of an account that was just deleted).
+    public static func foreignKeyViolation(_ error: any Error) -> String? {
+        guard let error = error as? PSQLError, let server = error.serverInfo, server[.sqlState] == "23503" else { return nil }
+        return server[.constraintName] ?? ""
+    }
 }
 
 /// The database did not do what a statement promises (a row an upsert returns is missing: a bug or a broken

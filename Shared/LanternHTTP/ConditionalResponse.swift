@@ -11,11 +11,24 @@ public enum ConditionalResponse {
     /// `value` as JSON with an ETag; 304 with no body when `If-None-Match` matches.
     public static func json(_ value: some Encodable, for request: Request, cacheControl: String) throws -> Response {
         let data = try JSONEncoder.lantern.encode(value)
-        let etag = "\"\(SHA256.hash(data: data).hexEncoded.prefix(32))\""
-        var headers: HTTPFields = [.eTag: etag, .cacheControl: cacheControl]
-        if matches(request.headers[.ifNoneMatch], etag) { return Response(status: .notModified, headers: headers) }
-        headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        let etag = tag(data)
+        if matches(request.headers[.ifNoneMatch], etag) { return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: cacheControl]) }
+        return answer(data, etag: etag, status: .ok, cacheControl: cacheControl)
+    }
+
+    /// A write's answer with the same `ETag` a later read of the same value gives (the app can revalidate with it), and
+    /// no 304: a write is never answered "not modified".
+    public static func written(_ value: some Encodable, status: HTTPResponse.Status, cacheControl: String = "no-store") throws -> Response {
+        let data = try JSONEncoder.lantern.encode(value)
+        return answer(data, etag: tag(data), status: status, cacheControl: cacheControl)
+    }
+
+    /// `"<first 32 hex digits of SHA-256 of the body>"`.
+    static func tag(_ data: Data) -> String { "\"\(SHA256.hash(data: data).hexEncoded.prefix(32))\"" }
+
+    private static func answer(_ data: Data, etag: String, status: HTTPResponse.Status, cacheControl: String) -> Response {
+        let headers: HTTPFields = [.eTag: etag, .cacheControl: cacheControl, .contentType: "application/json; charset=utf-8"]
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// RFC 9110 §13.1.2: `*`, or any listed tag equal to ours under the weak comparison.

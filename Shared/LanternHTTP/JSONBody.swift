@@ -18,7 +18,8 @@ extension Request {
     /// Decodes a JSON body, turning every failure into a problem that names the field.
     ///
     /// - 415 when the content type is not JSON, 413 when the body exceeds `context.maxUploadSize`,
-    ///   400 for malformed JSON, 422 for missing fields, wrong types and nulls.
+    ///   400 for malformed JSON, 422 for missing fields, wrong types, nulls and numbers that are not whole where a
+    ///   whole number is due (`Problem.decodeBody`).
     public func decodeJSON<T: Decodable>(as type: T.Type, context: some RequestContext) async throws -> T {
         if let contentType = headers[.contentType], !JSONMediaType.accepts(contentType) {
             throw Problem.unsupportedMediaType("Send the body as application/json.")
@@ -26,11 +27,7 @@ extension Request {
         var request = self
         let buffer = try await request.collectBody(limit: context.maxUploadSize)
         guard buffer.readableBytes > 0 else { throw Problem.badRequest("The request body is empty; send a JSON object.", code: "malformed_json") }
-        do {
-            return try JSONDecoder.lantern.decode(T.self, from: Data(buffer: buffer))
-        } catch let error as DecodingError {
-            throw Problem(decoding: error)
-        }
+        return try Problem.decodeBody(T.self, from: Data(buffer: buffer), decoder: .lantern)
     }
 }
 
@@ -43,11 +40,7 @@ extension Request {
         if let contentType = headers[.contentType], !JSONMediaType.accepts(contentType) {
             throw Problem.unsupportedMediaType("Send the body as application/json.")
         }
-        do {
-            return try JSONDecoder.lantern.decode(T.self, from: Data(buffer: buffer))
-        } catch let error as DecodingError {
-            throw Problem(decoding: error)
-        }
+        return try Problem.decodeBody(T.self, from: Data(buffer: buffer), decoder: .lantern)
     }
 }
 

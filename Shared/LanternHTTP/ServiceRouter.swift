@@ -11,9 +11,10 @@ import Prometheus
 /// and `/metrics`. A load balancer in front of the API port can then never expose either.
 public enum ServiceRouter {
     /// - Parameters:
+    ///   - hosts: the names the listener answers to (`ProcessSettings.apiHosts`); nil: any.
     ///   - watches: dependencies whose outage is answered with 503 at once (`OutageMiddleware`).
     ///   - classify: errors of dependencies that become a problem other than 500 (`ProblemMiddleware`).
-    public static func make(watches: [any DependencyWatch] = [],
+    public static func make(hosts: AllowedHosts? = nil, watches: [any DependencyWatch] = [],
                             classify: @escaping @Sendable (any Error) -> Problem? = { _ in nil },
                             describe: @escaping @Sendable (any Error) -> String = { "\($0)" }) -> Router<LanternRequestContext> {
         Observability.bootstrapMetrics()
@@ -26,17 +27,21 @@ public enum ServiceRouter {
         router.add(middleware: RequestMetrics())
         // Inside the request-id middleware, so problem responses carry X-Request-Id too.
         router.add(middleware: ProblemMiddleware(classify: classify, describe: describe))
+        // Before every route: a request to another name (DNS rebinding) is answered 421 and goes no further.
+        if let hosts { router.add(middleware: AllowedHostsMiddleware(hosts)) }
         router.add(middleware: OutageMiddleware(watches: watches))
         router.get("/health/live", use: live)
         return router
     }
 
-    /// `/health/live`, `/health/ready` and `/metrics`, for the operations port. Scrapes and probes are not
-    /// counted in the request metrics: they would drown the API's own figures.
-    public static func operations(readiness: ReadinessChecks) -> Router<LanternRequestContext> {
+    /// `/health/live`, `/health/ready` and `/metrics`, for the operations port, answering only `hosts`
+    /// (`ProcessSettings.operationsHosts`; nil: any). Scrapes and probes are not counted in the request metrics: they
+    /// would drown the API's own figures.
+    public static func operations(readiness: ReadinessChecks, hosts: AllowedHosts? = nil) -> Router<LanternRequestContext> {
         Observability.bootstrapMetrics()
         let router = Router(context: LanternRequestContext.self)
         router.add(middleware: ProblemMiddleware())
+        if let hosts { router.add(middleware: AllowedHostsMiddleware(hosts)) }
         router.get("/health/live", use: live)
         router.get("/health/ready") { _, _ in
             let report = await readiness.run()

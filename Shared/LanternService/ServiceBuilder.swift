@@ -153,6 +153,15 @@ public struct ServiceBuilder: Sendable {
                                       consumer: ProcessInfo.processInfo.hostName + "-\(ProcessInfo.processInfo.processIdentifier)")
     }
 
+    /// The schema's record of erased users and the fence that keeps writes racing an erasure out (`ErasedUsers`),
+    /// kept 30 days; needs `addDatabase` first. Every service that keeps rows of users and consumes `user.deleted`
+    /// adds it.
+    public mutating func addErasedUsers() {
+        guard let schema else { preconditionFailure("addErasedUsers needs addDatabase first") }
+        migrations.append(ErasedUsers.migration)
+        housekeeping.append(ErasedUsers.housekeeping(schema: schema))
+    }
+
     /// Hourly deletion of rows past their age (needs `addDatabase`), as periodic work named `housekeeping`.
     public mutating func addHousekeeping(_ rules: [Housekeeping.Rule]) {
         housekeeping += rules
@@ -189,14 +198,21 @@ public struct ServiceBuilder: Sendable {
 
     /// App tokens checked against identity's published key set (`<identity>/.well-known/jwks.json`). The set is
     /// loaded beside the server as the process starts, and tried again until it is, so that the first requests
-    /// find it rather than wait for it; until then `/health/ready` says `identity_keys: failing`.
+    /// find it rather than wait for it; until then `/health/ready` says `identity_keys: failing`. The tokens of a
+    /// deleted account are refused (`erasedAccounts`); needs `addRedis` first.
     public mutating func addAccessTokens(identity: URL) -> AccessTokenVerifier {
+        guard let erasedAccounts else { preconditionFailure("addAccessTokens needs addRedis first: deleted accounts are marked there") }
         let keySet = RemoteKeySet(identity: identity, logger: logger)
         background.append(KeySetPreload(keySet: keySet))
         readiness.add("identity_keys") {
             guard await keySet.isLoaded else { throw KeysNotLoadedYet(url: keySet.url) }
         }
-        return AccessTokenVerifier(keySet: keySet, clock: clock)
+        return AccessTokenVerifier(keySet: keySet, clock: clock).refusingErased(erasedAccounts)
+    }
+
+    /// The accounts deleted while their tokens live (`ErasedAccounts`), in the Redis of `addRedis`.
+    public var erasedAccounts: ErasedAccounts? {
+        redis.map { ErasedAccounts(redis: $0, streams: streams, logger: logger) }
     }
 
     /// A named check of `/health/ready`.
@@ -214,9 +230,10 @@ public struct ServiceBuilder: Sendable {
         operationsRoutes.append(register)
     }
 
-    /// The router every service starts from: request ids, problem+json, metrics, outage answers, `/health/live`.
+    /// The router every service starts from: its own names only (`ProcessSettings.apiHosts`), request ids,
+    /// problem+json, metrics, outage answers, `/health/live`.
     public func makeRouter() -> Router<LanternRequestContext> {
-        ServiceRouter.make(watches: watches, classify: DependencyErrors.problem(for:), describe: DependencyErrors.describe)
+        ServiceRouter.make(hosts: process.apiHosts, watches: watches, classify: DependencyErrors.problem(for:), describe: DependencyErrors.describe)
     }
 
     /// What the operations port serves: `/health/live`, `/health/ready` over the parts added, `/metrics`, and the
@@ -226,7 +243,7 @@ public struct ServiceBuilder: Sendable {
         readiness.add("api") { [serving] in
             guard serving.isOpen else { throw NotServingYet() }
         }
-        let router = ServiceRouter.operations(readiness: readiness)
+        let router = ServiceRouter.operations(readiness: readiness, hosts: process.operationsHosts)
         for register in operationsRoutes { register(router) }
         return router
     }

@@ -49,7 +49,7 @@ public struct AccessTokenIssuer: Sendable {
     }
 
     /// A verifier that trusts this issuer's key directly (identity verifies its own tokens without HTTP).
-    public func localVerifier(leeway: TimeInterval = 30) async -> AccessTokenVerifier {
+    public func localVerifier(leeway: TimeInterval = AccessTokenVerifier.defaultLeeway) async -> AccessTokenVerifier {
         let collection = JWTKeyCollection()
         await collection.add(eddsa: EdDSA.PublicKey(backing: publicKey), kid: JWKIdentifier(string: kid))
         let kid = self.kid
@@ -77,20 +77,27 @@ public struct PublicJWKS: Codable, Sendable {
 /// A signature check costs ~60 µs of CPU, more than the rest of a typical request, and apps send the same token
 /// for its whole lifetime: tokens whose signature and audience checked out are remembered (bounded), while time
 /// is checked on every call.
+///
+/// A token outlives its account by up to its lifetime: with `refusingErased(_:)` the tokens of an account deleted
+/// since they were issued are refused (`AccountErased`, 401 `account_deleted`), checked on every call since a
+/// deletion must take effect at once on every replica.
 public struct AccessTokenVerifier: Sendable {
     public let clock: WallClock
     let leeway: TimeInterval
     let keys: @Sendable (String?) async throws -> JWTKeyCollection
     let cache = VerifiedTokens(capacity: 10_000)
+    /// How far past its expiry a token is still taken (clocks differ a little).
+    public static let defaultLeeway: TimeInterval = 30
+    private(set) var erased: (any ErasedAccountCheck)?
 
-    public init(clock: WallClock, leeway: TimeInterval = 30, keys: @escaping @Sendable (String?) async throws -> JWTKeyCollection) {
+    public init(clock: WallClock, leeway: TimeInterval = AccessTokenVerifier.defaultLeeway, keys: @escaping @Sendable (String?) async throws -> JWTKeyCollection) {
         self.clock = clock
         self.leeway = leeway
         self.keys = keys
     }
 
     /// Trusts the key set published by identity (`IDENTITY_URL/.well-known/jwks.json`).
-    public init(keySet: RemoteKeySet, clock: WallClock, leeway: TimeInterval = 30) {
+    public init(keySet: RemoteKeySet, clock: WallClock, leeway: TimeInterval = AccessTokenVerifier.defaultLeeway) {
         self.init(clock: clock, leeway: leeway) { kid in try await keySet.keys(for: kid) }
     }
 
@@ -101,8 +108,22 @@ public struct AccessTokenVerifier: Sendable {
         self.init(keySet: RemoteKeySet(identity: identityURL, logger: logger), clock: clock)
     }
 
-    /// Returns the claims of a valid token for `audience`, or throws `TokenError`.
+    /// This verifier, refusing the tokens of the accounts `check` reports erased.
+    public func refusingErased(_ check: any ErasedAccountCheck) -> AccessTokenVerifier {
+        var copy = self
+        copy.erased = check
+        return copy
+    }
+
+    /// Returns the claims of a valid token for `audience`, or throws `TokenError` (`AccountErased` for a user's token
+    /// whose account was deleted).
     public func verify(_ token: String, audience: String = TokenAudience.app) async throws -> AccessClaims {
+        let claims = try await verifySignedClaims(token, audience: audience)
+        if let erased, !claims.isService, try await erased.isErased(claims.sub) { throw AccountErased() }
+        return claims
+    }
+
+    private func verifySignedClaims(_ token: String, audience: String) async throws -> AccessClaims {
         if let claims = cache.claims(for: token), claims.aud == audience {
             return try checkTime(claims)
         }
@@ -130,6 +151,13 @@ public struct AccessTokenVerifier: Sendable {
         guard Double(claims.iat) - leeway <= now else { throw TokenError("invalid_token", "The token was issued in the future.") }
         return claims
     }
+}
+
+/// Whether a user's account was erased after its tokens were issued (`ErasedAccounts` asks Redis, where identity
+/// marks each deletion before it answers).
+public protocol ErasedAccountCheck: Sendable {
+    /// - Parameter user: the token's `sub`, a lower-case user id.
+    func isErased(_ user: String) async throws -> Bool
 }
 
 extension AccessTokenVerifier {

@@ -65,17 +65,18 @@ extension EndToEnd {
                                          "the report answers 403 report_revoked", "break today's cookie",
                                          "409 cookie_not_ready", "move the stack's clock a day ahead", "break tomorrow's cookie", "a new fortune",
                                          "a roast about meetings, spice 3", "streak 1 day, counted for", "0 of 13 badges earned",
-                                         "the badge closest to being earned", "30 lively days", "its evolution, drawn by Lantern's own generator"] {
+                                         "the badge closest to being earned", "29 days ahead", "30 lively days, stage 1", "its evolution, drawn by Lantern's own generator"] {
                                 #expect(text.contains(step), "run \(run) printed no '\(step)'")
                             }
                         }
-                        // Each run moved the stack's clock a day forward: the gateway's Date header says so, and its
-                        // operations port tells the offset (every process follows it within a second).
+                        // Each run moved the stack's clock 30 days forward (a day for Lucky Day, 29 for Symbi's month): the
+                        // gateway's Date header says so, and its operations port tells the offset (every process follows
+                        // it within a second).
                         let live = try await stack.http.execute(HTTPClientRequest(url: stack.gateway + "/health/live"), timeout: .seconds(10))
                         let date = try #require(live.headers.first(name: "date").flatMap { Self.imfFixdate.date(from: $0) })
-                        #expect(date.timeIntervalSinceNow > 2 * 86_400 - 120 && date.timeIntervalSinceNow < 2 * 86_400 + 120, "Date: \(date)")
+                        #expect(date.timeIntervalSinceNow > 60 * 86_400 - 120 && date.timeIntervalSinceNow < 60 * 86_400 + 120, "Date: \(date)")
                         let clock = try await dev("time-travel")
-                        #expect(String(decoding: clock.stdout, as: UTF8.self).contains("2.00 days ahead"), "\(String(decoding: clock.stdout, as: UTF8.self))")
+                        #expect(String(decoding: clock.stdout, as: UTF8.self).contains("60.00 days ahead"), "\(String(decoding: clock.stdout, as: UTF8.self))")
                         // One trace from Ada's upload to Bohdan's socket frame and his phone's notification, in the JSON
                         // logs of three processes: the gateway's access line names it, media's access line, the gateway's
                         // frame and the push worker's delivery carry it (W3C traceparent over HTTP and the event bus).
@@ -124,6 +125,8 @@ extension EndToEnd {
                             #expect(gatewayText.contains("lantern_http_requests_total{route=\"\(route)\""), "the gateway counts no \(route)")
                         }
                         #expect(gatewayText.contains("lantern_rate_limit_decisions_total"))
+                        // The evolution end to end, on this stack whose clock travels (an account must live 30 days first).
+                        try await EndToEnd.Shared.SymbiJourneyTests.evolutionJourney(stack)
                         let google = try await dev("token", "--app", "pairly", "--name", "Ada")
                         #expect(google.status == 0 && String(decoding: google.stdout, as: UTF8.self).contains("existing account"), "\(google.stderr)")
                         let apple = try await dev("token", "--app", "luckyday", "--name", "Olena", "--provider", "apple")

@@ -27,6 +27,8 @@ final class Stack: @unchecked Sendable {
     var pushWorkerOperations = ""
     /// Each executable's operations port (`http://127.0.0.1:<port>`), by name.
     var operations: [String: String] = [:]
+    /// Each executable's API port (`http://127.0.0.1:<port>`), by name: what the gateway forwards to.
+    var apis: [String: String] = [:]
     /// Each executable's log file (standard output and error), by name.
     var logs: [String: URL] = [:]
     /// The stack's one database (every service's schema in it).
@@ -118,6 +120,7 @@ final class Stack: @unchecked Sendable {
             let stack = Stack(gateway: "http://127.0.0.1:\(ports["gateway"] ?? 0)", streams: StreamNames(prefix: prefix), push: push)
             stack.pushWorkerOperations = "http://127.0.0.1:\(operationsPorts["push-worker"] ?? 0)"
             stack.operations = operationsPorts.mapValues { "http://127.0.0.1:\($0)" }
+            stack.apis = ports.mapValues { "http://127.0.0.1:\($0)" }
             stack.databaseURL = databaseURL
             stack.symbiPictures = storage.appendingPathComponent("symbi")
             do {
@@ -205,9 +208,10 @@ final class Stack: @unchecked Sendable {
         var problemCode: String? { (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["code"] as? String }
     }
 
+    /// - Parameter service: call that executable's own API port instead of the gateway.
     func call(_ method: HTTPMethod, _ path: String, token: String? = nil, json: String? = nil, contentType: String = "application/json",
-              bytes: [UInt8]? = nil, headers: [(String, String)] = []) async throws -> Reply {
-        var request = HTTPClientRequest(url: gateway + path)
+              bytes: [UInt8]? = nil, headers: [(String, String)] = [], service: String? = nil) async throws -> Reply {
+        var request = HTTPClientRequest(url: (service.map { apis[$0, default: ""] } ?? gateway) + path)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         for (name, value) in headers { request.headers.add(name: name, value: value) }

@@ -83,7 +83,7 @@ struct AllowedHostsTests {
     func whenChecked() throws {
         func configured(_ variables: [String: String]) throws -> AllowedHosts? {
             let settings = Settings.fixed(variables)
-            return try AllowedHosts.configured(settings: settings, process: try ProcessSettings(serviceName: "test", settings: settings, defaultPort: 1))
+            return try ProcessSettings(serviceName: "test", settings: settings, defaultPort: 1).apiHosts
         }
         #expect(try configured([:]) == nil)
         #expect(try configured(["LANTERN_ENVIRONMENT": "production"]) == nil)

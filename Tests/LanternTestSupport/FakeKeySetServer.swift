@@ -50,12 +50,15 @@ public final class FakeIdentityProvider: Sendable {
         try await key.sign(claims)
     }
 
-    /// Standard claims for a Google-style token, valid for an hour from `now`.
+    /// Standard claims for a Google-style token, valid for an hour from `now`; `emailVerified` is sent as given
+    /// (Google sends a boolean, Apple a boolean or the string "true"; nil: no such claim).
     public static func googleClaims(sub: String, audience: String, now: Date = Date(), issuer: String = "https://accounts.google.com",
-                                    email: String? = "ana@example.com", name: String? = "Ana") -> [String: any Sendable] {
+                                    email: String? = "ana@example.com", emailVerified: (any Sendable)? = true,
+                                    name: String? = "Ana") -> [String: any Sendable] {
         var claims: [String: any Sendable] = ["iss": issuer, "sub": sub, "aud": audience, "iat": Int(now.timeIntervalSince1970),
                                               "exp": Int(now.timeIntervalSince1970) + 3600]
         if let email { claims["email"] = email }
+        if email != nil, let emailVerified { claims["email_verified"] = emailVerified }
         if let name { claims["name"] = name }
         return claims
     }

@@ -15,11 +15,10 @@ import ServiceLifecycle
 public func buildAstrologyApplication(_ configuration: AstrologyConfiguration, dependencies: ServiceDependencies = .init(),
                                       logger: Logger? = nil) async throws -> some ApplicationProtocol {
     let clock = dependencies.clock
-    var service = ServiceBuilder("astrology", process: configuration.process, streamPrefix: configuration.developmentRedis?.streamPrefix ?? "lantern",
-                                 clock: clock, logger: logger)
+    var service = ServiceBuilder("astrology", process: configuration.process, streamPrefix: configuration.streamPrefix, clock: clock, logger: logger)
     let postgres = try service.addDatabase(url: configuration.databaseURL, schema: "astrology", migrations: AstrologyResources.migrations)
-    // In development only, for the stack's shared clock (`ServiceBuilder.addRedis` follows it).
-    if let redis = configuration.developmentRedis { try service.addRedis(url: redis.url) }
+    // Deleted accounts are marked there; in development the stack's shared clock is too.
+    try service.addRedis(url: configuration.redisURL)
     let logger = service.logger
 
     let ephemeris = SwissEphemeris(dataPath: configuration.ephemerisPath)

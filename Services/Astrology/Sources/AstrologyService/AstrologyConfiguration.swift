@@ -16,9 +16,10 @@ public struct AstrologyConfiguration: ServiceConfiguration {
     public var ephemerisPath: String
     /// Key of the chart fingerprint (HMAC-SHA256): fingerprints key purchases and reports, so keep it stable.
     public var fingerprintKey: String
-    /// Development only (`REDIS_URL`, `STREAM_PREFIX`): astrology keeps nothing in Redis, but a development stack's
-    /// clock (`make time-travel`) is shared there, and astrology must read tokens by the same time as the rest.
-    public var developmentRedis: (url: String, streamPrefix: String)?
+    /// `REDIS_URL`, `STREAM_PREFIX`: astrology keeps nothing in Redis, but reads there which accounts were deleted
+    /// (their tokens are refused everywhere at once) and, in development, the stack's shared clock (`make time-travel`).
+    public var redisURL: String
+    public var streamPrefix: String
 
     /// Used when `CHART_FINGERPRINT_KEY` is unset in development, so the stack runs out of the box.
     public static let developmentFingerprintKey = "lantern-development-chart-fingerprint-key"
@@ -29,9 +30,8 @@ public struct AstrologyConfiguration: ServiceConfiguration {
         placesFile = settings.string("places.file")
         identityURL = try settings.url("identity.url", default: IdentityEndpoint.localURL, schemes: ["http", "https"])
         ephemerisPath = settings.string("swiss.ephemeris.path", default: "/usr/share/libswe/ephe")
-        if process.environment == .development, let redis = try settings.secret("redis.url") {
-            developmentRedis = (redis, settings.string("stream.prefix", default: "lantern"))
-        }
+        redisURL = try settings.secret("redis.url", default: "redis://127.0.0.1:6379/0")
+        streamPrefix = settings.string("stream.prefix", default: "lantern")
         // Fingerprints key purchases and reports: a key everyone knows would let anyone link a chart to them, so
         // the built-in one is for development only.
         if let key = try settings.secret("chart.fingerprint.key") {

@@ -25,8 +25,10 @@ struct AstrologyHarness {
         let identity = try await FakeIdentity()
         try await identity.serve { url in
             try await TestEnvironment.withDatabase { database in
+                let prefix = TestEnvironment.uniquePrefix()
                 var variables = ["IDENTITY_URL": url.absoluteString, "LOG_LEVEL": "warning", "OPS_PORT": "0", "DATABASE_URL": database,
-                                 "CHART_FINGERPRINT_KEY": "test-chart-fingerprint-key"]
+                                 "CHART_FINGERPRINT_KEY": "test-chart-fingerprint-key",
+                                 "REDIS_URL": try await TestEnvironment.redisURL(for: "astrology", prefix: prefix), "STREAM_PREFIX": prefix]
                 if places {
                     #expect(FileManager.default.fileExists(atPath: placesFile), "no gazetteer at \(placesFile): run make test (scripts/gazetteer.py)")
                     variables["PLACES_FILE"] = placesFile

@@ -308,8 +308,10 @@ struct ChineseCalendarTests {
         let identity = try await FakeIdentity()
         try await identity.serve { url in
             try await TestEnvironment.withDatabase { database in
+                let prefix = TestEnvironment.uniquePrefix()
                 let settings = Settings.fixed(["IDENTITY_URL": url.absoluteString, "LOG_LEVEL": "warning", "OPS_PORT": "0", "DATABASE_URL": database,
-                                                "CHART_FINGERPRINT_KEY": "test-chart-fingerprint-key"])
+                                                "CHART_FINGERPRINT_KEY": "test-chart-fingerprint-key",
+                                                "REDIS_URL": try await TestEnvironment.redisURL(for: "astrology", prefix: prefix), "STREAM_PREFIX": prefix])
                 let app = try await buildAstrologyApplication(try AstrologyConfiguration(settings: settings), logger: TestEnvironment.logger)
                 let service = try await identity.issuer.issueServiceToken(service: "content")
                 let user = try await identity.token(app: .luckyday)

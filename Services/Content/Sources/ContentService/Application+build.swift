@@ -38,6 +38,7 @@ public func buildContentApplication(
                                            migrations: try configuration.apps.flatMap { try $0.module.migrations() })
     let redis = try service.addRedis(url: configuration.redisURL)
     let outbox = service.addOutbox()
+    service.addErasedUsers()
     let logger = service.logger
     for app in configuration.apps { MetricHelp.register(app.module.metricHelp) }
 

@@ -97,13 +97,10 @@ struct RoastMeLaterApp: ContentApp {
 
     var consumers: [ContentConsumer] { [gamification.consumer] }
 
-    var housekeeping: [Housekeeping.Rule] { [ErasedUsers.housekeeping(schema: ContentSchema.name)] }
-
     /// The roasts, reactions, favourites and rewards; the widget's settings, roasts of the day and streak copy. The
-    /// user is recorded as erased first: gamification's events about them still on their way are dropped, not
-    /// turned back into a streak copy or a reward (`GamificationEventsConsumer`).
+    /// assembly has recorded the user as erased first (`ErasedUsers`): gamification's events about them still on
+    /// their way are dropped, not turned back into a streak copy or a reward (`GamificationEventsConsumer`).
     func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws {
-        try await ErasedUsers.record(user, at: date, schema: ContentSchema.name, on: connection, logger: logger)
         try await store.erase(user, on: connection)
         try await dailyStore.erase(user, on: connection)
         try await cardStore.erase(user, on: connection)

@@ -41,6 +41,7 @@ public func buildEvolutionWorkerApplication(
     let postgres = try service.addDatabase(url: configuration.databaseURL, schema: JobStore.schema, migrations: EvolutionWorkerResources.migrations)
     let redis = try service.addRedis(url: configuration.redisURL)
     let outbox = service.addOutbox()
+    service.addErasedUsers()
     service.addHousekeeping(JobStore.housekeeping)
     let logger = service.logger
 

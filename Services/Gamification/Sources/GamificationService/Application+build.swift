@@ -19,6 +19,7 @@ public func buildGamificationApplication(
     let postgres = try service.addDatabase(url: configuration.databaseURL, schema: StreakStore.schema, migrations: GamificationResources.migrations)
     try service.addRedis(url: configuration.redisURL)
     let outbox = service.addOutbox()
+    service.addErasedUsers()
     service.addHousekeeping(StreakStore.housekeeping)
 
     let achievements = Achievements(catalogues: try GameCatalogue.bundled())

@@ -76,6 +76,18 @@ import Testing
         }
     }
 
+    @Test("a zone is answered as the app sent it: UTC stays UTC (Foundation calls it GMT), a link stays the link (#44 item 5)",
+          arguments: ["UTC", "Europe/Kiev", "Etc/UTC", "Asia/Calcutta"])
+    func zoneAsSent(_ zone: String) async throws {
+        try await H.run { h in
+            let user = UUID()
+            let answer = try await Self.checkIns(h, user, ["2026-12-01 08:00"], zone: zone)
+            #expect(answer[path: "streak.timeZone"] as? String == zone, "\(answer)")
+            #expect(try await h.get("/v1/gamification/profile", as: user).json[path: "streak.timeZone"] as? String == zone)
+            #expect(try await h.get("/v1/gamification/reminders", as: user).json[path: "timeZone"] as? String == zone)
+        }
+    }
+
     @Test("two devices at once: ten check-ins in the same second add one day; the same key gives the same answer")
     func devicesAtOnce() async throws {
         try await H.run { h in

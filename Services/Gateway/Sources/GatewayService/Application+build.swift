@@ -97,9 +97,8 @@ public func buildGatewayApplication(
 /// `/health`, is on the operations port.
 func buildGatewayRouter(_ router: Router<LanternRequestContext>, configuration: GatewayConfiguration, routes: RouteTable,
                         realtime: RealtimeConnections, proxy: ProxyMiddleware) -> Router<LanternRequestContext> {
-    // Before the proxy and every route below: a request to a name not the gateway's (DNS rebinding) is answered 421
-    // and goes no further (`ALLOWED_HOSTS`; in development, or wherever that is set).
-    if let allowedHosts = configuration.allowedHosts { router.add(middleware: AllowedHostsMiddleware(allowedHosts)) }
+    // A request to a name not the gateway's (DNS rebinding) was answered 421 by the router every process starts from
+    // (`ServiceRouter.make`, `ALLOWED_HOSTS`; in development, or wherever that is set), before the proxy.
     router.add(middleware: proxy)
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8", .cacheControl: "public, max-age=300"],

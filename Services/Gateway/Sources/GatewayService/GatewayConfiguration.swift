@@ -69,6 +69,6 @@ public struct GatewayConfiguration: ServiceConfiguration {
         headerTimeout = try settings.seconds("gateway.header.timeout", default: 10, range: 0.1...300)
         idleTimeout = try settings.seconds("gateway.idle.timeout", default: 60, range: 1...3600)
         maxConnectionsPerAddress = try settings.int("gateway.max.connections.per.address", default: 512, range: 0...1_000_000)
-        allowedHosts = try AllowedHosts.configured(settings: settings, process: process)
+        allowedHosts = process.apiHosts
     }
 }

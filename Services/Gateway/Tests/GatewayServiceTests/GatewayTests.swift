@@ -225,6 +225,11 @@ struct GatewayTests {
             let openapi = try await client.execute(uri: "/openapi.yaml", method: .get)
             #expect(openapi.status == .ok)
             #expect(String(buffer: openapi.body).hasPrefix("openapi: 3.1"))
+            // One document: what is served is docs/api/openapi.yaml byte for byte (the generated client is made from it),
+            // and no example shows an address of the deployment's inside.
+            let documented = try Data(contentsOf: ServiceList.root.appendingPathComponent("docs/api/openapi.yaml"))
+            #expect(Data(buffer: openapi.body) == documented, "the served document differs from docs/api/openapi.yaml")
+            #expect(!String(buffer: openapi.body).contains("127.0.0.1:8081"), "an internal URL in the served document")
 
             // Each service gets 2 s to answer; on a loaded CI machine the fake identity can miss one round: ask again.
             var text = ""

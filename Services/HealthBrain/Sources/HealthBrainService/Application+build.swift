@@ -20,6 +20,7 @@ public func buildHealthBrainApplication(
     let postgres = try service.addDatabase(url: configuration.databaseURL, schema: PetStore.schema, migrations: HealthBrainResources.migrations)
     let redis = try service.addRedis(url: configuration.redisURL)
     let outbox = service.addOutbox()
+    service.addErasedUsers()
     service.addHousekeeping(PetStore.housekeeping)
     let clock = dependencies.clock
     let catalogue = try StateCatalogue.load(try HealthBrainResources.file("Catalogue/states.json"))

@@ -126,7 +126,8 @@ import Testing
     /// makes the form current, in the gallery, with a frame and a push, once however often it is redelivered.
     @Test func theThirtiethLivelyDayEvolvesThePet() async throws {
         try await HealthBrainHarness.run(start: Self.start) { h in
-            let user = UUID()
+            // An account made as the test starts (identity's ids are UUIDv7): 30 days of it, each a lively one.
+            let user = UUID.v7(at: h.time.now)
             for day in 0..<30 {
                 if day > 0 { h.time.advance(by: 86_400) }
                 let date = LocalDay(h.time.now, in: TimeZone(identifier: "Europe/Kyiv")!).description

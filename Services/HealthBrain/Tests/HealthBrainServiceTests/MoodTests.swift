@@ -136,6 +136,36 @@ import Testing
         #expect(again.pet.activeDays == 30 && again.evolutions.isEmpty)
     }
 
+    @Test("30 back-dated lively days in one upload do not evolve an account minutes old; the evolution comes on its 30th day (#44 item 2)")
+    func evolutionNeedsTheAccountsAge() throws {
+        let zone = try #require(TimeZone(identifier: "Asia/Ho_Chi_Minh"))
+        let created = now.addingTimeInterval(-300)
+        let young = UUID.v7(at: created)
+        #expect(young.v7Date.map { abs($0.timeIntervalSince(created)) < 0.002 } == true && UUID().v7Date == nil)
+        var pet = PetRecord.new(young, at: now)
+        pet.settings.timeZone = zone.identifier
+        let today = LocalDay(now, in: zone)
+        var rows: [LocalDay: [DailyMetrics]] = [:]
+        for offset in 0..<30 {
+            let date = today.adding(days: -offset)
+            rows[date] = [DailyMetrics(date: date, source: .healthkit, recordedAt: now, steps: 9_000, sleepHours: nil, hrvMilliseconds: nil)]
+        }
+        let month = PetCare.apply(rows: rows, days: [:], to: pet, today: today, now: now)
+        #expect(month.pet.activeDays == 30 && month.pet.stage == 0 && month.evolutions.isEmpty)
+        #expect(PetCare.daysToNextEvolution(month.pet, now: now) == 29)
+        var days: [LocalDay: DayRecord] = [:]
+        for day in month.days { days[day.date] = day }
+        // Day 29 of the account: still not; day 30: the evolution, on an upload of that day.
+        for (offset, evolves) in [(28, false), (29, true)] {
+            let later = now.addingTimeInterval(Double(offset) * 86_400)
+            let date = LocalDay(later, in: zone)
+            let change = PetCare.apply(rows: [date: [DailyMetrics(date: date, source: .healthkit, recordedAt: later, steps: 500, sleepHours: nil,
+                                                                  hrvMilliseconds: nil)]],
+                                       days: days, to: month.pet, today: date, now: later)
+            #expect(change.evolutions.count == (evolves ? 1 : 0) && change.pet.stage == (evolves ? 1 : 0), "day \(offset + 1)")
+        }
+    }
+
     @Test func lateDataChangesHistoryNotTodaysState() {
         var pet = PetRecord.new(user, at: now)
         let today = LocalDay(year: 2026, month: 3, day: 10)
@@ -179,5 +209,30 @@ import Testing
         let tz = TimeZone(identifier: "Europe/Kyiv")!
         let next = schedule.next(for: user, in: tz, now: now, lastRun: LocalDay(now, in: tz))
         #expect(LocalDay(next, in: tz) > LocalDay(now, in: tz))
+    }
+
+    @Test("the brain runs once a day whatever the pet's zone does: moved east after a run, the next is still a day on, never under 23 hours (#44 item 3)")
+    func brainOncePerDayAcrossZones() throws {
+        let schedule = BrainSchedule()
+        let zones = ["America/Los_Angeles", "Pacific/Pago_Pago", "Pacific/Kiritimati", "Asia/Tokyo", "Europe/Kyiv", "UTC", "Asia/Kathmandu"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let user = UUID()
+            let from = try #require(TimeZone(identifier: zones.randomElement(using: &generator) ?? "UTC"))
+            let to = try #require(TimeZone(identifier: zones.randomElement(using: &generator) ?? "UTC"))
+            // A run at its slot in the old zone, then a move (an upload or the settings) some minutes to hours later.
+            let day = LocalDay(Date(timeIntervalSince1970: 1_796_000_000 + Double.random(in: 0...(86_400 * 300), using: &generator)), in: from)
+            let ranAt = schedule.slot(of: user, on: day, in: from)
+            let now = ranAt.addingTimeInterval(Double.random(in: 60...(36 * 3600), using: &generator))
+            let next = schedule.next(for: user, in: to, now: now, lastRun: day, lastRunAt: ranAt)
+            #expect(next.timeIntervalSince(ranAt) >= BrainSchedule.minimumSpacing, "ran \(ranAt) in \(from.identifier), moved to \(to.identifier) at \(now): next \(next)")
+            #expect(next > now && next.timeIntervalSince(now) <= 3 * 86_400, "\(next) after \(now)")
+        }
+        // The case of the finding: Los Angeles after its 20:xx run, then Tokyo (already tomorrow there).
+        let user = UUID()
+        let la = try #require(TimeZone(identifier: "America/Los_Angeles")), tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        let ran = schedule.slot(of: user, on: LocalDay(year: 2026, month: 12, day: 1), in: la)
+        let next = schedule.next(for: user, in: tokyo, now: ran.addingTimeInterval(600), lastRun: LocalDay(year: 2026, month: 12, day: 1), lastRunAt: ran)
+        #expect(next.timeIntervalSince(ran) >= 24 * 3600 - 60)
     }
 }

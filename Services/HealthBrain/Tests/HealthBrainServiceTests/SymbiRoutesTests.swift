@@ -143,10 +143,14 @@ import Testing
             let calmed = try await h.send(.post, "/v1/symbi/sessions", as: user, key: "s-2", json: #"{"minutes":3}"#)
             #expect(calmed.status == .created)
             #expect(try h.json(calmed)["state"] as? String == "calm")
+            // As its API document promises: the state's ETag (the one GET /v1/symbi/state gives for it) and no-store.
+            #expect(calmed.headers[.cacheControl] == "no-store" && calmed.headers[.eTag]?.hasPrefix("\"") == true, "\(calmed.headers)")
+            #expect(try await h.get("/v1/symbi/state", as: user).headers[.eTag] == calmed.headers[.eTag])
             #expect(try h.json(calmed)["source"] as? String == "session")
             let replay = try await h.send(.post, "/v1/symbi/sessions", as: user, key: "s-2", json: #"{"minutes":3}"#)
             #expect(replay.status == .ok)
             #expect(try h.json(replay)["mindfulMinutes"] as? Int == 3)
+            #expect(replay.headers[.cacheControl] == "no-store" && replay.headers[.eTag] != nil)
             // The rule's state from a later upload the same day does not undo the calm.
             let after = try await h.upload(user, date: "2026-11-18", steps: 5_100, recordedAt: Self.start.addingTimeInterval(60))
             #expect(try h.json(after)["state"] as? String == "calm")

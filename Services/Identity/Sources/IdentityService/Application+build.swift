@@ -24,7 +24,10 @@ public func buildIdentityApplication(
 
     let db = IdentityDatabase(client: postgres, outbox: outbox, clock: clock, logger: logger)
     let pairing = PairingStore(db: db)
-    let accounts = AccountStore(db: db, pairing: pairing)
+    guard let erasures = service.erasedAccounts else { preconditionFailure("identity marks deleted accounts in Redis") }
+    // A mark outlives every token of the account: its lifetime, the verifiers' leeway and a minute to spare.
+    let accounts = AccountStore(db: db, pairing: pairing, erasures: erasures,
+                                tokenLifetime: .seconds(configuration.accessTokenLifetime + AccessTokenVerifier.defaultLeeway + 60))
     let keys = SigningKeys(configured: configuration.signingKey, db: db, lifetime: configuration.accessTokenLifetime, clock: clock)
     // Signing keys are loaded (or made) once, before the first sign-in.
     service.beforeServerStarts { _ = try await keys.issuer() }
@@ -37,7 +40,7 @@ public func buildIdentityApplication(
         }
     }
     // Tokens are verified with the key in hand; no HTTP round trip to ourselves.
-    let verifier = AccessTokenVerifier(clock: clock) { kid in try await keys.verifier().keyCollection(for: kid) }
+    let verifier = AccessTokenVerifier(clock: clock) { kid in try await keys.verifier().keyCollection(for: kid) }.refusingErased(erasures)
 
     let router = buildIdentityRouter(
         service.makeRouter(),

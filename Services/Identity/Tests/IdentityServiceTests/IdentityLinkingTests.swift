@@ -189,6 +189,32 @@ struct IdentityLinkingTests {
         }
     }
 
+    @Test("an email the provider has not verified is not kept, at linking or sign-in; Apple's \"true\" as a string is verified (#44 item 5)")
+    func unverifiedEmail() async throws {
+        let provider = FakeIdentityProvider()
+        let key = try FakeIdentityProvider.makeKey()
+        provider.publish([key])
+        try await provider.serve { url in
+            try await IdentityHarness.run(google: url, apple: url) { h in
+                let device = try await h.signInDevice(app: "symbi")
+                let unverified = try await provider.idToken(key: key, claims: FakeIdentityProvider.googleClaims(
+                    sub: "g-unverified", audience: "pairly-android", now: h.time.now, email: "victim@example.com", emailVerified: false))
+                let linked = try await h.request(.post, "/v1/auth/link/google", token: device.accessToken, json: body(unverified, app: "symbi"))
+                #expect(linked.status == .ok, "\(String(buffer: linked.body))")
+                #expect(try linked.json(UserBody.self).email == nil)
+                let absent = try await provider.idToken(key: key, claims: FakeIdentityProvider.googleClaims(
+                    sub: "g-no-flag", audience: "pairly-android", now: h.time.now, email: "someone@example.com", emailVerified: nil))
+                let signedIn = try await h.request(.post, "/v1/auth/google", json: body(absent, app: "symbi"))
+                #expect(try signedIn.json(Tokens.self).user?.email == nil, "\(String(buffer: signedIn.body))")
+                let apple = try await provider.idToken(key: key, claims: FakeIdentityProvider.googleClaims(
+                    sub: "001234.string", audience: "com.lantern.pairly", now: h.time.now, issuer: "https://appleid.apple.com",
+                    email: "y@privaterelay.appleid.com", emailVerified: "true", name: nil))
+                let appleSignIn = try await h.request(.post, "/v1/auth/apple", json: body(apple, app: "symbi"))
+                #expect(try appleSignIn.json(Tokens.self).user?.email == "y@privaterelay.appleid.com", "\(String(buffer: appleSignIn.body))")
+            }
+        }
+    }
+
     @Test("Sign in with Apple: a device account links its Apple identity, then Apple sign-in on another device finds it")
     func apple() async throws {
         let provider = FakeIdentityProvider()

@@ -35,6 +35,7 @@ public func buildMediaApplication(
     let postgres = try service.addDatabase(url: configuration.databaseURL, schema: MomentStore.schema, migrations: MediaResources.migrations)
     try service.addRedis(url: configuration.redisURL)
     let outbox = service.addOutbox()
+    service.addErasedUsers()
     service.addHousekeeping(MomentStore.housekeeping)
 
     let store = MomentStore(client: postgres, outbox: outbox, logger: service.logger)

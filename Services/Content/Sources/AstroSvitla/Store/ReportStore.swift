@@ -1,3 +1,4 @@
+import ContentKit
 import Foundation
 import LanternContracts
 import LanternCore
@@ -44,7 +45,8 @@ struct ReportStore: ReportRecords {
 
     func record(_ purchase: PurchaseEntry, newReport: ReportRecord, retryAt: Date) async throws -> PurchaseOutcome {
         let rules = String(decoding: try JSONEncoder().encode(newReport.rules), as: UTF8.self)
-        return try await client.transaction(logger: logger) { connection -> PurchaseOutcome in
+        // Admitted past the erasure fence first (`ErasedUsers`), as the erasure takes it first: no lock cycle.
+        return try await client.transaction(admitting: purchase.user, schema: ContentSchema.name, logger: logger) { connection -> PurchaseOutcome in
             // One account's purchases one at a time: a replay with other birth data, or two concurrent posts of the
             // same transaction, must find what the first one recorded.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(purchase.user.uuidString), 11))", logger: logger)
@@ -241,10 +243,9 @@ struct ReportStore: ReportRecords {
     }
 
     /// `user.deleted`: reports and purchases go; each transaction leaves a tombstone so its receipt cannot be
-    /// redeemed again by a new account.
+    /// redeemed again by a new account. A purchase in flight finished first and goes too: the erasure holds the fence
+    /// (`ErasedUsers.record`), which `record` passes before anything else.
     func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws {
-        // The account's purchase lock (as `record` takes it): a purchase in flight finishes first, then goes too.
-        try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(user.uuidString), 11))", logger: logger)
         try await connection.query("""
             INSERT INTO content.redeemed_transactions (transaction_hash, environment, erased_at)
             SELECT transaction_hash, environment, \(date) FROM content.report_purchases WHERE user_id = \(user) ON CONFLICT DO NOTHING

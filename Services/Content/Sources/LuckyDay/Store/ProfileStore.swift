@@ -1,6 +1,7 @@
+import ContentKit
 import Foundation
-import LanternDatabase
 import LanternCore
+import LanternDatabase
 import Logging
 import PostgresNIO
 
@@ -39,7 +40,7 @@ struct ProfileStore: Sendable {
     func save(_ profile: LuckyProfile, schedule: ScheduleStore) async throws -> LuckyProfile {
         let pillars = String(decoding: try JSONEncoder().encode(profile.pillars), as: UTF8.self)
         let elements = String(decoding: try JSONEncoder().encode(profile.elements), as: UTF8.self)
-        let saved = try await client.transaction(logger: logger) { connection -> LuckyProfile in
+        let saved = try await client.transaction(admitting: profile.userID, schema: ContentSchema.name, logger: logger) { connection -> LuckyProfile in
             let rows = try await connection.query("""
                 INSERT INTO content.luckyday_profiles AS p (user_id, version, time_zone, birth_time_known, zodiac_animal, year_element, day_master,
                     pillars, elements, nickname, essence, texts_artisanal, limitations, created_at, updated_at)

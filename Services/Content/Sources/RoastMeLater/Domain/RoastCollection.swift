@@ -86,29 +86,31 @@ struct RoastCollection: Sendable, Codable, Equatable {
     func problems(catalogue: RoastCatalogue, festivals: Set<String>) -> [(field: String, message: String)] {
         var found: [(String, String)] = []
         func check(_ ok: Bool, _ field: String, _ message: String) { if !ok { found.append((field, message)) } }
+        // What players read follows the rule of every text a person shows to others (`VisibleText`): something must
+        // show, no control or invisible formatting, no character stacked with marks.
+        func visible(_ text: String, _ field: String, max: Int) {
+            if case .failure(let refusal) = VisibleText.validate(text, .init(maxCharacters: max, maxBytes: max * 8)) {
+                found.append((field, refusal.description))
+            }
+        }
         check(Self.isSlug(id), "id", "must be 2–40 characters of a–z, 0–9 and -")
         for (field, names) in [("names", names), ("descriptions", descriptions), ("preview", preview)] + (banner.map { [("banner", $0)] } ?? []) {
             let limit = field == "names" ? 40 : 200
-            for language in RoastLanguage.allCases {
-                let text = names[language].trimmingCharacters(in: .whitespacesAndNewlines)
-                check(!text.isEmpty && text.count <= limit, "\(field).\(language.rawValue)", "must be 1–\(limit) characters")
-            }
+            for language in RoastLanguage.allCases { visible(names[language], "\(field).\(language.rawValue)", max: limit) }
         }
         check(!icon.isEmpty && icon.count <= 60 && icon.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == ".") },
               "icon", "must be an SF Symbols name such as briefcase.fill")
         check(themeColor.count == 7 && themeColor.first == "#" && themeColor.dropFirst().allSatisfy(\.isHexDigit), "themeColor", "must be #RRGGBB")
-        check((1...300).contains(promptModifier.count), "promptModifier", "must be 1–300 characters")
+        visible(promptModifier, "promptModifier", max: 300)
         check((1...50).contains(scenarios.count), "scenarios", "must list 1–50 scenarios")
         var seen: Set<String> = []
         for (index, scenario) in scenarios.enumerated() {
             let at = "scenarios[\(index)]"
             check(Self.isSlug(scenario.id) && seen.insert(scenario.id).inserted, "\(at).id", "must be a slug (a–z, 0–9, -) unique in the collection")
-            for language in RoastLanguage.allCases {
-                check((1...60).contains(scenario.names[language].count), "\(at).names.\(language.rawValue)", "must be 1–60 characters")
-            }
+            for language in RoastLanguage.allCases { visible(scenario.names[language], "\(at).names.\(language.rawValue)", max: 60) }
             check(catalogue.category(scenario.category) != nil, "\(at).category",
                   "'\(scenario.category)' is not a category; one of: \(catalogue.categories.map(\.id).joined(separator: ", "))")
-            check((1...300).contains(scenario.prompt.count), "\(at).prompt", "must be 1–300 characters")
+            visible(scenario.prompt, "\(at).prompt", max: 300)
         }
         switch schedule {
         case .permanent: break

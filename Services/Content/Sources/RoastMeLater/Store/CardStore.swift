@@ -1,4 +1,5 @@
 import Foundation
+import LanternDatabase
 import Logging
 import NIOCore
 import PostgresNIO
@@ -17,10 +18,12 @@ struct CardStore: CardRecords {
         return nil
     }
 
+    /// Keeps a drawn card, unless its user was erased meanwhile (the erasure fence, `ErasedUsers`).
     func keep(_ png: Data, roast: UUID, user: UUID, template: String, format: String, version: Int, at date: Date) async throws {
         try await client.query("""
             INSERT INTO content.roast_cards (roast_id, template, format, version, user_id, png, created_at)
-            VALUES (\(roast), \(template), \(format), \(version), \(user), \(ByteBuffer(data: png)), \(date))
+            SELECT \(roast), \(template), \(format), \(version), \(user), \(ByteBuffer(data: png)), \(date)
+            WHERE content.admit_user(\(ErasedUsers.hash(user)))
             ON CONFLICT DO NOTHING
             """, logger: logger)
     }

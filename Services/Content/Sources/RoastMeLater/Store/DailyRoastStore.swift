@@ -37,7 +37,7 @@ struct DailyRoastStore: DailyRoastRecords {
     }
 
     func save(_ settings: WidgetSettings, user: UUID, today: LocalDay, at now: Date) async throws {
-        try await client.transaction(logger: logger) { connection in
+        try await client.transaction(admitting: user, schema: ContentSchema.name, logger: logger) { connection in
             // Inserted, or changed: the days' roasts from today on were made for other settings.
             let changed = try await connection.query("""
                 INSERT INTO content.roast_widgets (user_id, categories, max_spice, language, time_zone, updated_at, next_day, due_at, last_viewed_day)
@@ -144,12 +144,13 @@ struct DailyRoastStore: DailyRoastRecords {
     }
 
     /// content's copy of the user's streak from `streak.changed`, in one statement that is its own idempotency: the
-    /// newest `updatedAt` wins (a redelivered or older event changes nothing), and an erased user is not brought back.
+    /// newest `updatedAt` wins (a redelivered or older event changes nothing), and an erased user is not brought back
+    /// (the statement admits itself past the erasure fence, `ErasedUsers`).
     func updateStreak(_ user: UUID, current: Int, longest: Int, lastActiveDay: LocalDay?, at date: Date) async throws {
         try await client.query("""
             INSERT INTO content.roast_streaks (user_id, current, longest, last_active_day, updated_at)
             SELECT \(user), \(current), \(longest), \(lastActiveDay?.description)::date, \(date)
-            WHERE NOT EXISTS (SELECT 1 FROM content.erased_users WHERE user_hash = \(ErasedUsers.hash(user)))
+            WHERE content.admit_user(\(ErasedUsers.hash(user)))
             ON CONFLICT (user_id) DO UPDATE SET current = excluded.current, longest = excluded.longest,
                 last_active_day = excluded.last_active_day, updated_at = excluded.updated_at
             WHERE roast_streaks.updated_at < excluded.updated_at

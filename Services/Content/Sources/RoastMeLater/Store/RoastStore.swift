@@ -1,3 +1,4 @@
+import ContentKit
 import Foundation
 import LanternContracts
 import LanternCore
@@ -117,18 +118,18 @@ struct RoastStore: RoastRecords {
             collection: roast.collection, scenario: roast.scenario, collectionSize: roast.collectionSize),
             subject: roast.userID.lowercased, at: roast.createdAt)
         // One statement: the roast and its event commit together in one round trip (the outbox row is written only
-        // when the roast was, not for a retry that lost the race on its Idempotency-Key).
+        // when the roast was, not for a retry that lost the race on its Idempotency-Key, nor for an erased user:
+        // the statement admits itself past the erasure fence, `ErasedUsers`).
         var stored: Roast?
         for try await row in try await client.execute(RecordRoast(roast: roast, key: key, event: event), logger: logger) { stored = row }
         if let stored {
             outbox.committed()
             return stored
         }
-        // Another call with the same key committed first.
-        guard let key, let earlier = try await self.roast(idempotencyKey: key, of: roast.userID) else {
-            throw StoreInconsistency("content.roasts: an insert conflicted on a key that is not there")
-        }
-        return earlier
+        // Another call with the same key committed first, or the user was erased meanwhile.
+        if let key, let earlier = try await self.roast(idempotencyKey: key, of: roast.userID) { return earlier }
+        if try await ErasedUsers.contains(roast.userID, schema: ContentSchema.name, client: client, logger: logger) { throw AccountErased() }
+        throw StoreInconsistency("content.roasts: an insert conflicted on a key that is not there")
     }
 
     /// The write of every roast, prepared once per connection. Its event goes to `content.outbox` (content's schema,
@@ -139,7 +140,7 @@ struct RoastStore: RoastRecords {
             WITH inserted AS (
                 INSERT INTO content.roasts (id, user_id, category, spice, mood, language, text, artisanal, source, local_date, created_at,
                                             idempotency_key, collection, scenario)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::date, $11, $12, $13, $14)
+                SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::date, $11, $12, $13, $14 WHERE content.admit_user($18)
                 ON CONFLICT (user_id, idempotency_key) DO NOTHING
                 RETURNING \(RoastStore.columns)
             ), announced AS (
@@ -148,14 +149,14 @@ struct RoastStore: RoastRecords {
             SELECT \(RoastStore.columns) FROM inserted
             """
         static let bindingDataTypes: [PostgresDataType] = [.uuid, .uuid, .text, .int8, .text, .text, .text, .bool, .text, .text,
-                                                           .timestamptz, .text, .text, .text, .text, .uuid, .text]
+                                                           .timestamptz, .text, .text, .text, .text, .uuid, .text, .bytea]
         typealias Row = Roast
         var roast: Roast
         var key: String?
         var event: Outbox.Row
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 17)
+            var bindings = PostgresBindings(capacity: 18)
             bindings.append(roast.id)
             bindings.append(roast.userID)
             bindings.append(roast.category)
@@ -173,6 +174,7 @@ struct RoastStore: RoastRecords {
             bindings.append(event.stream)
             bindings.append(event.eventID)
             bindings.append(event.payload)
+            bindings.append(ErasedUsers.hash(roast.userID))
             return bindings
         }
 
@@ -256,12 +258,12 @@ struct RoastStore: RoastRecords {
     }
 
     /// A reward from `reward.unlocked`, in one statement that is its own idempotency (a reward is granted once) and
-    /// does not bring an erased user back.
+    /// does not bring an erased user back (it admits itself past the erasure fence, `ErasedUsers`).
     func grant(_ reward: String, user: UUID, at date: Date) async throws {
         try await client.query("""
             INSERT INTO content.roast_rewards (user_id, reward, granted_at)
             SELECT \(user), \(reward), \(date)
-            WHERE NOT EXISTS (SELECT 1 FROM content.erased_users WHERE user_hash = \(ErasedUsers.hash(user)))
+            WHERE content.admit_user(\(ErasedUsers.hash(user)))
             ON CONFLICT (user_id, reward) DO NOTHING
             """, logger: logger)
     }

@@ -265,4 +265,24 @@ struct CollectionsTests {
         #expect(months.sorted() == Array(1...12))
         #expect(LocalDay("2027-02-29") == nil && LocalDay("2028-02-29") != nil && LocalDay("２０２７-01-01") == nil && LocalDay("2027-1-01") == nil)
     }
+
+    @Test("an operator's texts follow the visible-text rule of every user text: stacked marks, blank fillers and invisible formatting are refused by field (#44 item 5)")
+    func visibleTexts() throws {
+        let catalogue = try RoastMeLaterContent.catalogue()
+        let seed = try #require(try RoastMeLaterContent.seedCollections().first)
+        var edited = seed
+        edited.names.en = "A" + String(repeating: "\u{301}", count: 10_000)
+        edited.names.vi = String(repeating: "\u{3164}", count: 5)
+        edited.descriptions.en = String(repeating: "\u{2800}", count: 12)
+        edited.preview.vi = "Sếp \u{202E}nói"
+        edited.scenarios[0].names.en = "\u{200B}"
+        edited.promptModifier = "\u{115F}\u{1160}"
+        let fields = Set(edited.problems(catalogue: catalogue, festivals: ["tet", "trung_thu"]).map(\.field))
+        #expect(fields == ["names.en", "names.vi", "descriptions.en", "preview.vi", "scenarios[0].names.en", "promptModifier"], "\(fields)")
+        // Real text stays valid: Vietnamese in NFD, an emoji sequence, a Persian non-joiner.
+        var real = seed
+        real.names.vi = "Te\u{302}\u{301}t 👩‍💻"
+        real.preview.en = "می\u{200C}خواهم"
+        #expect(real.problems(catalogue: catalogue, festivals: ["tet", "trung_thu"]).isEmpty)
+    }
 }

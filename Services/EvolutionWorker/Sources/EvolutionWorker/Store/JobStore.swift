@@ -19,28 +19,35 @@ struct JobStore: EvolutionJobs {
     static let housekeeping: [Housekeeping.Rule] = [
         // A finished or dead job's row is only its idempotency from then on: a redelivery weeks later is not a thing.
         Housekeeping.Rule("finished_jobs", sql: "DELETE FROM evolution.jobs WHERE status <> 'pending' AND finished_at < $1", keep: 30 * 86_400),
-        ErasedUsers.housekeeping(schema: schema),
         .processedEvents(schema: schema),
     ]
 
     /// Records a requested job, due now. A redelivered request finds its row and changes nothing, unless the job was
     /// dead-lettered: an operator's replay of the dead letter makes it pending again, its attempts reset. Nothing is
-    /// recorded for an erased user.
+    /// recorded for an erased user (the erasure fence, `ErasedUsers`).
     @discardableResult
     func enqueue(_ request: SymbiEvents.EvolutionRequested, evolution: UUID, user: UUID, envelope: String, at now: Date) async throws -> Bool {
-        try await client.transaction(logger: logger) { connection in
-            if try await ErasedUsers.contains(user, schema: Self.schema, on: connection, logger: logger) { return false }
-            let rows = try await connection.query("""
-                INSERT INTO evolution.jobs AS j (evolution_id, user_id, stage, state, previous_image_key, seed, due_at, request, requested_at)
-                VALUES (\(evolution), \(user), \(request.stage), \(request.state), \(request.previousImageKey), \(request.seed), \(now), \(envelope), \(now))
-                ON CONFLICT (evolution_id) DO UPDATE SET status = 'pending', attempts = 0, due_at = EXCLUDED.due_at, last_error = NULL,
-                    finished_at = NULL
-                WHERE j.status = 'dead'
-                RETURNING 1
-                """, logger: logger)
-            for try await _ in rows.decode(Int.self) { return true }
+        do {
+            return try await client.transaction(admitting: user, schema: Self.schema, logger: logger) { connection in
+                try await insert(request, evolution: evolution, user: user, envelope: envelope, at: now, on: connection)
+            }
+        } catch is AccountErased {
             return false
         }
+    }
+
+    private func insert(_ request: SymbiEvents.EvolutionRequested, evolution: UUID, user: UUID, envelope: String, at now: Date,
+                        on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query("""
+            INSERT INTO evolution.jobs AS j (evolution_id, user_id, stage, state, previous_image_key, seed, due_at, request, requested_at)
+            VALUES (\(evolution), \(user), \(request.stage), \(request.state), \(request.previousImageKey), \(request.seed), \(now), \(envelope), \(now))
+            ON CONFLICT (evolution_id) DO UPDATE SET status = 'pending', attempts = 0, due_at = EXCLUDED.due_at, last_error = NULL,
+                finished_at = NULL
+            WHERE j.status = 'dead'
+            RETURNING 1
+            """, logger: logger)
+        for try await _ in rows.decode(Int.self) { return true }
+        return false
     }
 
     func claimDue(now: Date, lease: Duration, limit: Int) async throws -> [EvolutionJob] {

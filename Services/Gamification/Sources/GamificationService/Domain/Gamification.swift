@@ -94,12 +94,13 @@ public struct Streaks: Sendable {
         case erased
     }
 
-    public func checkIn(user: UUID, app: AppID, occurredAt: Date?, zone: TimeZone, key: String) async throws -> CheckInAnswer {
+    /// - Parameter zoneName: the zone as the app sent it (what is stored and answered); nil: `zone`'s identifier.
+    public func checkIn(user: UUID, app: AppID, occurredAt: Date?, zone: TimeZone, zoneName: String? = nil, key: String) async throws -> CheckInAnswer {
         let now = clock.now()
         let occurredAt = occurredAt ?? now
         if occurredAt < now.addingTimeInterval(-StreakRules.lateTolerance) { return .outOfWindow(tooLate: true) }
         if occurredAt > now.addingTimeInterval(StreakRules.clockSkew) { return .outOfWindow(tooLate: false) }
-        let checkIn = CheckIn(occurredAt: occurredAt, zone: zone)
+        let checkIn = CheckIn(occurredAt: occurredAt, zone: zone, name: zoneName)
         return try await ConcurrentChanges.retrying("streak") { () -> CheckInAnswer? in
             let (row, earlier, erased) = try await records.streak(of: user, app: app, key: key)
             if erased { return .erased }
@@ -110,7 +111,7 @@ public struct Streaks: Sendable {
             let counted = outcome != .alreadyCounted
             // The zone of "now": the latest check-in's (a late one from elsewhere does not move the reminder).
             let latest = row.map { occurredAt >= ($0.state.lastInstant ?? .distantPast) } ?? true
-            let zoneName = latest ? zone.identifier : row?.zone ?? zone.identifier
+            let zoneName = latest ? checkIn.zoneName : row?.zone ?? checkIn.zoneName
             let reminders = row?.reminders ?? true
             var change = StreakChange(user: user, app: app, expectedVersion: row?.version,
                                       row: StreakRow(state: state, version: (row?.version ?? 0) + 1, zone: zoneName, reminders: reminders,
@@ -121,7 +122,7 @@ public struct Streaks: Sendable {
                 change.checkInOnly = true
                 change.row = row
             }
-            change.checkIn = (key, occurredAt, zone.identifier,
+            change.checkIn = (key, occurredAt, checkIn.zoneName,
                               CheckInResult(counted: counted, outcome: outcome, localDate: checkIn.day, late: occurredAt < now.addingTimeInterval(-15 * 60),
                                             state: state, zone: zoneName, badges: change.badges, rewards: change.rewards))
             if try await records.commit(change), let result = change.checkIn?.result { return .done(result) }

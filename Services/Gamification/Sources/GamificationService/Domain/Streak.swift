@@ -51,10 +51,14 @@ public struct StreakState: Sendable, Equatable, Codable {
 public struct CheckIn: Sendable, Equatable {
     public var occurredAt: Date
     public var zone: TimeZone
+    /// The zone as the app named it, which is what is stored and answered: Foundation calls `UTC` `GMT`, and a link
+    /// (`Europe/Kiev`) may come back as another name.
+    public var zoneName: String
 
-    public init(occurredAt: Date, zone: TimeZone) {
+    public init(occurredAt: Date, zone: TimeZone, name: String? = nil) {
         self.occurredAt = occurredAt
         self.zone = zone
+        self.zoneName = name ?? zone.identifier
     }
 
     public var day: LocalDay { LocalDay(occurredAt, in: zone) }
@@ -127,7 +131,7 @@ extension StreakState {
         longest = max(longest, current)
         lastDay = day
         lastInstant = checkIn.occurredAt
-        lastZone = checkIn.zone.identifier
+        lastZone = checkIn.zoneName
     }
 
     /// A late day before the current run: counted only in the open gap next to one of its ends.

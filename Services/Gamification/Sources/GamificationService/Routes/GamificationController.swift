@@ -80,7 +80,7 @@ struct GamificationController: Sendable {
         else { v.check(zone != nil, "timeZone", "must be an IANA time zone such as Asia/Ho_Chi_Minh") }
         try v.validate()
         guard let zone else { throw Problem.invalid([]) }
-        switch try await streaks.checkIn(user: user, app: catalogue.app, occurredAt: body.occurredAt, zone: zone, key: key) {
+        switch try await streaks.checkIn(user: user, app: catalogue.app, occurredAt: body.occurredAt, zone: zone, zoneName: body.timeZone, key: key) {
         case .erased:
             throw Problem.unauthorized("This account was deleted.", code: "account_deleted")
         case .outOfWindow(let tooLate):

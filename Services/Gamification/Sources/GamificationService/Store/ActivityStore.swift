@@ -18,7 +18,8 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
     func apply(_ batch: ActivityBatch, decide: @Sendable ([CounterChange]) -> [BadgeGrant]) async throws -> Int {
         let earned = try await client.transaction(logger: logger) { connection -> Int in
             // Once per event id, and not for a user erased meanwhile (an event still on its way counts for
-            // nothing): one statement marks the ids processed and answers, of the new ones, those to count.
+            // nothing; the erasure fence, `ErasedUsers`, holds each user admitted until the commit): one statement
+            // marks the ids processed and answers, of the new ones, those to count.
             let ids = batch.events.map(\.id), hashes = batch.events.map { ErasedUsers.hash($0.user) }
             var counted = Set<UUID>()
             for try await id in try await connection.query("""
@@ -28,7 +29,7 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
                 )
                 SELECT x.id FROM unnest(\(ids)::uuid[], \(hashes)::bytea[]) AS x(id, user_hash)
                 WHERE x.id IN (SELECT event_id FROM fresh)
-                  AND NOT EXISTS (SELECT 1 FROM gamification.erased_users e WHERE e.user_hash = x.user_hash)
+                  AND gamification.admit_user(x.user_hash)
                 """, logger: logger).decode(UUID.self) { counted.insert(id) }
             let steps = batch.events.filter { counted.contains($0.id) }.flatMap { batch.steps[$0.id] ?? [] }
             guard !steps.isEmpty else { return 0 }
@@ -182,12 +183,13 @@ struct ActivityStore: ActivityRecords, ProfileRecords {
         return export
     }
 
-    /// Deletes every row of the user in every table, and remembers (by a hash) that they are gone.
+    /// Remembers (by a hash) that the user is gone, past the writes admitted before (`ErasedUsers.record`), then
+    /// deletes every row of the user in every table.
     func erase(_ user: UUID, at date: Date, on connection: PostgresConnection) async throws {
+        try await ErasedUsers.record(user, at: date, schema: "gamification", on: connection, logger: logger)
         for table in ["streaks", "check_ins", "counters", "counter_members", "badges", "rewards"] {
             try await connection.query("DELETE FROM gamification.\(unescaped: table) WHERE user_id = \(user)", logger: logger)
         }
-        try await ErasedUsers.record(user, at: date, schema: "gamification", on: connection, logger: logger)
     }
 }
 

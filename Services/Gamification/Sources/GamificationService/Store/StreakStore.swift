@@ -8,7 +8,8 @@ import PostgresNIO
 
 /// Streaks (`gamification.streaks`), check-ins by key (`check_ins`), and the badges and rewards a streak earns. A
 /// change is one statement: the conditional write of the row, the check-in, the milestones and their events commit
-/// together or not at all (`Outbox.prepare`).
+/// together or not at all (`Outbox.prepare`). Each write admits itself past the erasure fence (`ErasedUsers`): one
+/// of an erased user writes nothing, and the retry reads `erased`.
 struct StreakStore: StreakRecords {
     static let schema = "gamification"
 
@@ -19,7 +20,6 @@ struct StreakStore: StreakRecords {
     static let housekeeping: [Housekeeping.Rule] = [
         // A check-in may be 72 hours late; its key is kept well beyond, then forgotten.
         Housekeeping.Rule("check_ins", sql: "DELETE FROM gamification.check_ins WHERE created_at < $1", keep: 8 * 86_400),
-        ErasedUsers.housekeeping(schema: schema),
         .processedEvents(schema: schema),
     ]
 
@@ -93,7 +93,7 @@ struct StreakStore: StreakRecords {
             WITH s AS (
                 INSERT INTO gamification.streaks AS t (user_id, app, version, zone, reminders, remind_at, updated_at, current, longest,
                     total_days, run_start, last_day, last_instant, last_zone, previous_end, previous_length, freeze_used)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+                SELECT $1, $2, $3, $4, $5, $6, $7, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32 WHERE gamification.admit_user($33)
                 ON CONFLICT (user_id, app) DO UPDATE SET version = EXCLUDED.version, zone = EXCLUDED.zone, reminders = EXCLUDED.reminders,
                     remind_at = EXCLUDED.remind_at, updated_at = EXCLUDED.updated_at, current = EXCLUDED.current, longest = EXCLUDED.longest,
                     total_days = EXCLUDED.total_days, run_start = EXCLUDED.run_start, last_day = EXCLUDED.last_day,
@@ -127,7 +127,7 @@ struct StreakStore: StreakRecords {
             .uuid, .text, .int8, .text, .bool, .timestamptz, .timestamptz, .int8,
             .bool, .text, .timestamptz, .text, .date, .bool, .text,
             .textArray, .textArray, .textArray, .textArray, .uuidArray, .textArray, .textArray,
-            .int8, .int8, .int8, .date, .date, .timestamptz, .text, .date, .int8, .bool,
+            .int8, .int8, .int8, .date, .date, .timestamptz, .text, .date, .int8, .bool, .bytea,
         ]
         typealias Row = Int
         var change: StreakChange
@@ -136,7 +136,7 @@ struct StreakStore: StreakRecords {
 
         func makeBindings() throws -> PostgresBindings {
             let checkIn = change.checkIn, state = change.row.state
-            var bindings = PostgresBindings(capacity: 32)
+            var bindings = PostgresBindings(capacity: 33)
             bindings.append(change.user)
             bindings.append(change.app.rawValue)
             bindings.append(change.row.version)
@@ -169,6 +169,7 @@ struct StreakStore: StreakRecords {
             try bindings.append(state.previousEnd)
             bindings.append(state.previousLength)
             bindings.append(state.freezeUsed)
+            bindings.append(ErasedUsers.hash(change.user))
             return bindings
         }
 
@@ -225,7 +226,7 @@ struct StreakStore: StreakRecords {
         static let name = "gamification.record_check_in"
         static let sql = """
             INSERT INTO gamification.check_ins (user_id, app, idempotency_key, occurred_at, zone, local_date, counted, result, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6::date, false, $7::jsonb, $8)
+            SELECT $1, $2, $3, $4, $5, $6::date, false, $7::jsonb, $8 WHERE gamification.admit_user($9)
             ON CONFLICT DO NOTHING RETURNING 1
             """
         typealias Row = Int
@@ -239,7 +240,7 @@ struct StreakStore: StreakRecords {
         var at: Date
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 8)
+            var bindings = PostgresBindings(capacity: 9)
             bindings.append(user)
             bindings.append(app)
             bindings.append(key)
@@ -248,6 +249,7 @@ struct StreakStore: StreakRecords {
             bindings.append(localDate)
             bindings.append(result)
             bindings.append(at)
+            bindings.append(ErasedUsers.hash(user))
             return bindings
         }
 

@@ -84,6 +84,8 @@ public struct Brain: Sendable {
 public struct BrainSchedule: Sendable {
     public var hour: Int
     public var window: Duration
+    /// The least time between two runs of one pet: the shortest local day.
+    public static let minimumSpacing: TimeInterval = 23 * 3600
 
     public init(hour: Int = 20, window: Duration = .seconds(3 * 3600)) {
         self.hour = hour
@@ -99,12 +101,17 @@ public struct BrainSchedule: Sendable {
         return start.addingTimeInterval(offset(of: user))
     }
 
-    /// The next run: today's when it is still ahead and today was not run, else tomorrow's.
-    public func next(for user: UUID, in zone: TimeZone, now: Date, lastRun: LocalDay?) -> Date {
+    /// The next run: today's when it is still ahead and today was not run, else tomorrow's — and never sooner after
+    /// the last run's slot (`lastRunAt`) than a day, whatever the zone: a pet moved east would otherwise find
+    /// "today's" slot a few hours after yesterday's run, and a model be asked twice in a day. A day is taken as 23
+    /// hours, the shortest local day, so that the night clocks go forward does not skip the next day's run.
+    public func next(for user: UUID, in zone: TimeZone, now: Date, lastRun: LocalDay?, lastRunAt: Date? = nil) -> Date {
         let today = LocalDay(now, in: zone)
-        let todays = slot(of: user, on: today, in: zone)
-        if todays > now, lastRun.map({ $0 < today }) ?? true { return todays }
-        return slot(of: user, on: today.adding(days: 1), in: zone)
+        var day = today
+        if slot(of: user, on: today, in: zone) <= now || lastRun.map({ $0 >= today }) == true { day = today.adding(days: 1) }
+        let earliest = lastRunAt.map { $0.addingTimeInterval(Self.minimumSpacing) } ?? .distantPast
+        while slot(of: user, on: day, in: zone) < earliest { day = day.adding(days: 1) }
+        return slot(of: user, on: day, in: zone)
     }
 
     /// The day a run at `instant` is for.

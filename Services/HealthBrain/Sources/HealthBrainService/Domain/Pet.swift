@@ -24,6 +24,9 @@ public struct PetRecord: Sendable, Equatable {
     /// When the day's brain runs next, and the last day it was claimed for (never two model calls for a day).
     public var brainDueAt: Date?
     public var brainDay: LocalDay?
+    /// The slot of the last run claimed: the next is at least a day later, whatever the zone does
+    /// (`BrainSchedule.minimumSpacing`).
+    public var brainRanAt: Date? = nil
     /// The stored row's revision (every write bumps it), nil for a pet not stored yet.
     public var revision: Int64? = nil
 
@@ -91,6 +94,28 @@ public struct PetChange: Sendable {
 public struct PetCare: Sendable {
     public static let evolutionEvery = 30
 
+    /// Days the account has lived by `now`, today included: from the local day its id was made (identity makes
+    /// account ids as UUIDv7 when it creates them, so the age is the server's word, not the app's). An id that is
+    /// not a UUIDv7 lives from today.
+    public static func livedDays(of user: UUID, now: Date, zone: TimeZone) -> Int {
+        let created = min(user.v7Date ?? now, now)
+        return LocalDay(now, in: zone).julianDayNumber - LocalDay(created, in: zone).julianDayNumber + 1
+    }
+
+    /// The stage a pet has earned: one per `evolutionEvery` days counted in Active or Vibrant (Req 8.1), and never
+    /// more than its account has lived through, so that a month of back-dated days in one upload (free to send,
+    /// and an image model's call to draw) cannot buy an evolution (#44 item 2).
+    public static func earnedStage(_ pet: PetRecord, now: Date) -> Int {
+        min(pet.activeDays, livedDays(of: pet.user, now: now, zone: pet.settings.zone)) / evolutionEvery
+    }
+
+    /// Days still needed for the next evolution: counted days, or days of the account's age, whichever is further.
+    public static func daysToNextEvolution(_ pet: PetRecord, now: Date) -> Int {
+        let needed = evolutionEvery * (pet.stage + 1)
+        let lived = livedDays(of: pet.user, now: now, zone: pet.settings.zone)
+        return min(evolutionEvery, max(1, needed - pet.activeDays, needed - lived))
+    }
+
     /// Folds uploaded days into the pet: each touched day's descriptors and state from its uploads (`rows`, every
     /// source of that day, the new ones already in), then the pet's current state from the newest day up to today.
     public static func apply(rows: [LocalDay: [DailyMetrics]], days existing: [LocalDay: DayRecord], to pet: PetRecord, today: LocalDay,
@@ -122,6 +147,8 @@ public struct PetCare: Sendable {
         if let newest = change.days.filter({ $0.date <= today }).max(by: { $0.date < $1.date }) {
             show(newest, in: &change, now: now)
         }
+        // Days counted earlier may be owed an evolution the account was too young for then.
+        evolve(&change, state: change.pet.state.isLively ? change.pet.state : .active, now: now)
         return change
     }
 
@@ -155,16 +182,23 @@ public struct PetCare: Sendable {
         return change
     }
 
-    /// A newly lively day counts once; every `evolutionEvery` counted days the pet evolves (day 30 exactly).
+    /// A newly lively day counts once; every `evolutionEvery` counted days the pet evolves (day 30 exactly), once the
+    /// account has lived that long (`earnedStage`).
     private static func count(_ day: inout DayRecord, in change: inout PetChange, now: Date) {
         guard day.state.isLively, !day.activeCounted else { return }
         day.activeCounted = true
         change.pet.activeDays += 1
-        guard change.pet.activeDays % evolutionEvery == 0 else { return }
-        change.pet.stage += 1
-        change.evolutions.append(EvolutionRecord(id: .v7(), stage: change.pet.stage, triggeredAt: now, activeDays: change.pet.activeDays,
-                                                 state: day.state, imageKey: nil, contentType: nil, width: nil, height: nil, generator: nil,
-                                                 evolvedAt: nil))
+        evolve(&change, state: day.state, now: now)
+    }
+
+    /// Triggers the evolutions the pet has earned and not had (one at most in practice: days count one at a time).
+    private static func evolve(_ change: inout PetChange, state: PetState, now: Date) {
+        while change.pet.stage < earnedStage(change.pet, now: now) {
+            change.pet.stage += 1
+            change.evolutions.append(EvolutionRecord(id: .v7(), stage: change.pet.stage, triggeredAt: now, activeDays: change.pet.activeDays,
+                                                     state: state, imageKey: nil, contentType: nil, width: nil, height: nil, generator: nil,
+                                                     evolvedAt: nil))
+        }
     }
 
     /// Makes `day` the pet's state when it is the pet's newest day (an older day's late data changes only history),

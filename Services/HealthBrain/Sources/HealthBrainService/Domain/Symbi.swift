@@ -33,9 +33,6 @@ public struct PetSnapshot: Sendable {
     public var erased: Bool
 }
 
-/// The account was deleted: its access token still works for a while, but nothing of it is stored again.
-public struct AccountErased: Error, Sendable {}
-
 /// A raw row with the time it was processed (the export shows when it will be gone).
 public struct StoredMetrics: Sendable, Equatable {
     public var metrics: DailyMetrics
@@ -119,7 +116,9 @@ struct SymbiCare: Sendable {
             if snapshot.erased { throw AccountErased() }
             var pet = snapshot.pet ?? PetRecord.new(user, at: now)
             if zone != pet.settings.timeZone || snapshot.pet == nil { pet.settings.timeZone = zone; pet.brainDueAt = nil }
-            if pet.brainDueAt == nil { pet.brainDueAt = schedule.next(for: user, in: pet.settings.zone, now: now, lastRun: pet.brainDay) }
+            if pet.brainDueAt == nil {
+                pet.brainDueAt = schedule.next(for: user, in: pet.settings.zone, now: now, lastRun: pet.brainDay, lastRunAt: pet.brainRanAt)
+            }
             var rows = snapshot.rows
             for new in metrics {
                 var day = rows[new.date] ?? []
@@ -143,7 +142,7 @@ struct SymbiCare: Sendable {
             var changed = pet
             change(&changed.settings)
             if changed.settings.timeZone != pet.settings.timeZone || changed.brainDueAt == nil {
-                changed.brainDueAt = schedule.next(for: user, in: changed.settings.zone, now: now, lastRun: pet.brainDay)
+                changed.brainDueAt = schedule.next(for: user, in: changed.settings.zone, now: now, lastRun: pet.brainDay, lastRunAt: pet.brainRanAt)
             }
             var result = PetChange(pet: changed)
             result.days = []
@@ -172,7 +171,10 @@ struct SymbiCare: Sendable {
         let runs = try await records.claimBrainRuns(now: now, limit: limit) { pet in
             let zone = pet.settings.zone
             let day = schedule.day(of: pet.brainDueAt ?? now, in: zone)
-            return (day, schedule.next(for: pet.user, in: zone, now: max(now, schedule.slot(of: pet.user, on: day, in: zone)), lastRun: day))
+            // The run's slot is its due time (what the store keeps as `brain_ran_at`).
+            let ran = min(pet.brainDueAt ?? now, now)
+            return (day, schedule.next(for: pet.user, in: zone, now: max(now, schedule.slot(of: pet.user, on: day, in: zone)), lastRun: day,
+                                       lastRunAt: ran))
         }
         let work = runs.compactMap { run in run.day.flatMap { $0.descriptors.isEmpty ? nil : (run.user, $0) } }
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -294,7 +294,7 @@ struct SymbiController: Sendable {
         return JSONResponse(SettingsBody(pet))
     }
 
-    @Sendable func calm(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<StateBody> {
+    @Sendable func calm(_ request: Request, context: LanternRequestContext) async throws -> Response {
         let user = try caller(context)
         guard let key = try IdempotencyKey.of(request) else {
             throw Problem.invalid(field: "Idempotency-Key", "is required: a new key (a UUID) for each session, the same one when retrying it")
@@ -309,9 +309,9 @@ struct SymbiController: Sendable {
         try v.validate()
         switch try await care.calm(user, key: key, minutes: body.minutes ?? 1, completedAt: body.completedAt) {
         case .calmed(let pet):
-            return JSONResponse(stateBody(pet), status: .created)
+            return try ConditionalResponse.written(stateBody(pet), status: .created)
         case .replayed(let pet):
-            return JSONResponse(stateBody(pet))
+            return try ConditionalResponse.written(stateBody(pet), status: .ok)
         case .notCalm(let state):
             throw Problem(status: 409, code: "symbi_not_upset", title: "Conflict",
                           detail: "Symbi is \(state.rawValue): a calm session is offered only when it is stressed or anxious.",
@@ -375,7 +375,7 @@ struct SymbiController: Sendable {
         let entry = catalogue.entry(pet.state)
         return StateBody(state: pet.state.rawValue, name: entry.name, caption: entry.caption, source: pet.source.rawValue,
                          localDate: pet.stateDay?.description, since: pet.since, version: pet.version, canCalm: pet.state.canBeCalmed,
-                         activeDays: pet.activeDays, daysToNextEvolution: PetCare.evolutionEvery - pet.activeDays % PetCare.evolutionEvery,
+                         activeDays: pet.activeDays, daysToNextEvolution: PetCare.daysToNextEvolution(pet, now: care.clock.now()),
                          stage: pet.stage, form: pet.form.map { StateBody.Form(evolutionId: $0.lowercased) }, mindfulMinutes: pet.mindfulMinutes)
     }
 
@@ -388,9 +388,4 @@ struct SymbiController: Sendable {
         guard let user = claims.userID else { throw Problem.forbidden("This route is for user tokens.") }
         return user
     }
-}
-
-/// A write of an account deleted meanwhile (its token still works for a while): 401, as for any deleted account.
-extension AccountErased: ProblemConvertible {
-    public var problem: Problem { .unauthorized("This account was deleted.", code: "account_deleted") }
 }

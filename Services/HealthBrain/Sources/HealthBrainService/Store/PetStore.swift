@@ -20,8 +20,6 @@ struct PetStore: PetRecords {
         // The history the app mirrors is 30 days (Req 14.3); a day is kept one more for time zones.
         Housekeeping.Rule("days", sql: "DELETE FROM health.days WHERE local_date < ($1::timestamptz AT TIME ZONE 'UTC')::date", keep: 31 * 86_400),
         Housekeeping.Rule("sessions", sql: "DELETE FROM health.sessions WHERE created_at < $1", keep: 31 * 86_400),
-        // Far beyond an access token's life.
-        ErasedUsers.housekeeping(schema: schema),
         .processedEvents(schema: schema),
     ]
 
@@ -162,7 +160,8 @@ struct PetStore: PetRecords {
     /// An upload's write, prepared once per connection (planned once: it is most of the service's writes).
     ///
     /// A new pet is inserted (a pet made meanwhile, or an erased user, stops it); a stored one is updated only at the
-    /// revision read. Never an upsert: a pet erased after the read must stay erased. Everything else is written only
+    /// revision read. Never an upsert: a pet erased after the read must stay erased. Either admits itself past the
+    /// erasure fence (`ErasedUsers`), so that an erasure waits for it or it finds the user erased. Everything else is written only
     /// if the pet was (`FROM p`); an evolution's events only if its row is new.
     struct Commit: PostgresPreparedStatement {
         /// Its name on each connection, spelled out: postgres-nio's default reflects the type's name on every call.
@@ -173,14 +172,14 @@ struct PetStore: PetRecords {
                     sleep_goal_hours = $9, state = $10, state_source = $11, state_day = NULLIF($12, '')::date, state_since = $13, version = $14,
                     active_days = $15, stage = $16, mindful_minutes = $17, hrv_average = $18, hrv_days = $19, brain_due_at = $20,
                     revision = revision + 1, updated_at = $21
-                WHERE user_id = $1 AND revision = $3 AND NOT $2
+                WHERE user_id = $1 AND revision = $3 AND NOT $2 AND health.admit_user($22)
                 RETURNING 1
             ), i AS (
                 INSERT INTO health.pets (user_id, mode, zone, sad_to_resting, resting_to_active, steps_goal, sleep_goal_hours, state, state_source,
                     state_day, state_since, version, active_days, stage, mindful_minutes, hrv_average, hrv_days, brain_due_at, revision,
                     created_at, updated_at)
                 SELECT $1, $4, $5, $6, $7, $8, $9, $10, $11, NULLIF($12, '')::date, $13, $14, $15, $16, $17, $18, $19, $20, 0, $21, $21
-                WHERE $2 AND NOT EXISTS (SELECT 1 FROM health.erased_users WHERE user_hash = $22)
+                WHERE $2 AND health.admit_user($22)
                 ON CONFLICT (user_id) DO NOTHING
                 RETURNING 1
             ), p AS (
@@ -293,7 +292,7 @@ struct PetStore: PetRecords {
     /// the raw rows and the day records of the dates, as JSON arrays.
     struct Snapshot: PostgresPreparedStatement {
         static let name = "health.snapshot"
-        static let columns = 22
+        static let columns = 23
         static let sql = PetStore.petColumnList + """
             ,
                    (SELECT json_agg(json_build_array(m.local_date::text, m.source, extract(epoch FROM m.recorded_at), m.steps, m.sleep_hours, m.hrv_ms,
@@ -376,7 +375,7 @@ struct PetStore: PetRecords {
             guard !runs.isEmpty else { return [] }
             try await connection.query("""
                 UPDATE health.pets p SET brain_due_at = x.next, brain_day = CASE WHEN x.run THEN x.day::date ELSE p.brain_day END,
-                    revision = p.revision + 1
+                    brain_ran_at = CASE WHEN x.run THEN LEAST(p.brain_due_at, \(now)) ELSE p.brain_ran_at END, revision = p.revision + 1
                 FROM unnest(\(runs.map(\.pet.user))::uuid[], \(runs.map(\.next))::timestamptz[], \(runs.map(\.day.description))::text[],
                             \(runs.map(\.run))::boolean[]) AS x(user_id, next, day, run)
                 WHERE p.user_id = x.user_id
@@ -432,21 +431,22 @@ struct PetStore: PetRecords {
         try await client.rowsAffected("DELETE FROM health.metrics WHERE processed_at < \(cutoff)", logger: logger)
     }
 
-    /// Everything of the user, in every table (`user.deleted`).
+    /// Everything of the user, in every table (`user.deleted`), once the erasure is recorded: the writes admitted
+    /// before have committed and go too, later ones find the user erased (`ErasedUsers`).
     func erase(_ user: UUID, at now: Date, on connection: PostgresConnection) async throws {
+        try await ErasedUsers.record(user, at: now, schema: Self.schema, on: connection, logger: logger)
         for table in ["metrics", "days", "sessions", "evolutions", "pets"] {
             try await connection.query("DELETE FROM health.\(unescaped: table) WHERE user_id = \(user)", logger: logger)
         }
-        try await ErasedUsers.record(user, at: now, schema: Self.schema, on: connection, logger: logger)
     }
 
     // MARK: Inside a transaction
 
     /// The pet's row, locked; made first from `create` when missing (nil: a missing pet stays missing), unless the
-    /// user was erased (`AccountErased`).
+    /// user was erased (`AccountErased`). Admits the transaction past the erasure fence first (`ErasedUsers`).
     private func lock(_ user: UUID, create: PetRecord?, on connection: PostgresConnection) async throws -> PetRecord? {
+        try await ErasedUsers.admit(user, schema: Self.schema, on: connection, logger: logger)
         if let create {
-            if try await ErasedUsers.contains(user, schema: Self.schema, on: connection, logger: logger) { throw AccountErased() }
             try await connection.query("""
                 INSERT INTO health.pets (user_id, mode, zone, sad_to_resting, resting_to_active, steps_goal, sleep_goal_hours, state_since,
                                          brain_due_at, created_at, updated_at)
@@ -580,7 +580,7 @@ struct PetStore: PetRecords {
     static let petColumnList = """
         SELECT p.user_id, p.mode, p.zone, p.sad_to_resting, p.resting_to_active, p.steps_goal, p.sleep_goal_hours, p.state, p.state_source,
                p.state_day::text, p.state_since, p.version, p.active_days, p.stage, p.form, e.image_key, p.mindful_minutes, p.hrv_average,
-               p.hrv_days, p.brain_due_at, p.brain_day::text, p.revision
+               p.hrv_days, p.brain_due_at, p.brain_day::text, p.revision, p.brain_ran_at
         """
 
     static func selectPet(_ user: UUID, lock: Bool) -> PostgresQuery {
@@ -607,12 +607,14 @@ struct PetStore: PetRecords {
         let settings = PetSettings(mode: entryMode, timeZone: try cell(2, String.self),
                                    thresholds: Thresholds(sadToResting: try cell(3, Int.self), restingToActive: try cell(4, Int.self)),
                                    stepsGoal: try cell(5, Int.self), sleepGoalHours: try cell(6, Double.self))
-        return PetRecord(user: user, settings: settings, state: try Self.state(try cell(7, String.self)), source: stateSource,
-                         stateDay: try cell(9, String?.self).map(Self.day), since: try cell(10, Date.self), version: try cell(11, Int.self),
-                         activeDays: try cell(12, Int.self), stage: try cell(13, Int.self), form: try cell(14, UUID?.self),
-                         formImageKey: try cell(15, String?.self), mindfulMinutes: try cell(16, Int.self),
-                         hrv: HRVBaseline(average: try cell(17, Double?.self), days: try cell(18, Int.self)), brainDueAt: try cell(19, Date?.self),
-                         brainDay: try cell(20, String?.self).map(Self.day), revision: try cell(21, Int64.self))
+        var pet = PetRecord(user: user, settings: settings, state: try Self.state(try cell(7, String.self)), source: stateSource,
+                            stateDay: try cell(9, String?.self).map(Self.day), since: try cell(10, Date.self), version: try cell(11, Int.self),
+                            activeDays: try cell(12, Int.self), stage: try cell(13, Int.self), form: try cell(14, UUID?.self),
+                            formImageKey: try cell(15, String?.self), mindfulMinutes: try cell(16, Int.self),
+                            hrv: HRVBaseline(average: try cell(17, Double?.self), days: try cell(18, Int.self)), brainDueAt: try cell(19, Date?.self),
+                            brainDay: try cell(20, String?.self).map(Self.day), revision: try cell(21, Int64.self))
+        pet.brainRanAt = try cell(22, Date?.self)
+        return pet
     }
 
     static func decodeDay(_ row: PostgresRow, offset: Int = 0) throws -> DayRecord {

@@ -20,7 +20,28 @@ struct IDTokenClaims: JWTPayload {
     var exp: Double
     var iat: Double?
     var email: String?
+    /// Whether the provider verified `email`: Google sends a boolean, Apple a boolean or the string "true".
+    var emailVerified: Flag?
     var name: String?
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, azp, exp, iat, email, name
+        case emailVerified = "email_verified"
+    }
+
+    /// A boolean claim sent as JSON `true`/`false` or as the string "true"/"false"; anything else is not true.
+    struct Flag: Codable, Sendable, Equatable {
+        var value: Bool
+        init(_ value: Bool) { self.value = value }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let bool = try? container.decode(Bool.self) { value = bool } else { value = (try? container.decode(String.self)) == "true" }
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        }
+    }
 
     /// Claims are checked by `ExternalIdentityVerifier` with the injected clock.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
@@ -80,6 +101,7 @@ struct ExternalIdentityVerifier: Sendable {
         if let iat = claims.iat, iat - leeway > now {
             throw TokenError("invalid_id_token", "The \(method) ID token was issued in the future.")
         }
-        return ExternalIdentity(subject: claims.sub, email: claims.email, name: claims.name)
+        // An address the provider has not verified is anyone's claim: it is not kept (nor shown as the account's).
+        return ExternalIdentity(subject: claims.sub, email: claims.emailVerified?.value == true ? claims.email : nil, name: claims.name)
     }
 }

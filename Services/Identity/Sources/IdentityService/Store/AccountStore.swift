@@ -4,6 +4,7 @@ import LanternContracts
 import LanternCore
 import LanternDatabase
 import LanternEvents
+import LanternService
 import LanternTokens
 import Logging
 import PostgresNIO
@@ -12,7 +13,9 @@ import PostgresNIO
 struct AccountStore: IdentityTables {
     let db: IdentityDatabase
     let pairing: PairingStore
-
+    /// Where a deletion is marked for every service's token check, and for how long (a token's lifetime and leeway).
+    let erasures: ErasedAccounts
+    let tokenLifetime: Duration
 
     /// Finds the account for a credential or creates it (with `user.created`). Safe under concurrent first sign-ins.
     func findOrCreateUser(app: AppID, method: String, subject: String, displayName: String?, email: String?) async throws -> (User, created: Bool) {
@@ -176,7 +179,11 @@ struct AccountStore: IdentityTables {
     }
 
     /// Deletes the account and everything identity keeps of it; `user.deleted` tells every other service.
+    ///
+    /// The account is marked erased first (`ErasedAccounts`), so that from the moment this returns no service takes
+    /// its tokens; if the mark cannot be made nothing is deleted (a 503, and the app asks again).
     func deleteUser(_ id: UUID) async throws -> Bool {
+        try await erasures.mark(id.lowercased, for: tokenLifetime)
         let now = clock.now()
         let deleted: Bool = try await client.transaction(logger: logger) { connection in
             // The partner must hear that the pairing ended, not only that an account vanished.

@@ -16,7 +16,38 @@ struct DeviceStore: IdentityTables {
     /// same app held it (sign-out, new account), that registration is removed so pushes reach the right person.
     func upsertDevice(userID: UUID, app: AppID, device: Device) async throws -> (Device, created: Bool) {
         let now = clock.now()
-        let created: Bool = try await client.transaction(logger: logger) { connection in
+        let created: Bool
+        do {
+            created = try await register(userID: userID, app: app, device: device, now: now)
+        } catch let error where DatabaseErrors.foreignKeyViolation(error) != nil {
+            throw AccountErased()  // the account was deleted since its token was checked; the cascade took the rest
+        }
+        outbox.committed()
+        var stored = device
+        stored.app = app.rawValue
+        stored.updatedAt = now
+        return (stored, created)
+    }
+
+    func removeDevice(userID: UUID, deviceID: String) async throws -> Bool {
+        let now = clock.now()
+        let removed: Bool = try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                DELETE FROM identity.devices WHERE user_id = \(userID) AND device_id = \(deviceID) RETURNING app
+                """, logger: logger)
+            var app: AppID?
+            for try await a in rows.decode(AppID.self) { app = a }
+            guard let app else { return false }
+            try await outbox.enqueue(IdentityEvents.DeviceRemoved(userId: userID.lowercased, app: app, deviceId: deviceID),
+                                     subject: userID.lowercased, at: now, on: connection, logger: logger)
+            return true
+        }
+        if removed { outbox.committed() }
+        return removed
+    }
+
+    private func register(userID: UUID, app: AppID, device: Device, now: Date) async throws -> Bool {
+        try await client.transaction(logger: logger) { connection in
             let stale = try await connection.query("""
                 DELETE FROM identity.devices WHERE app = \(app.rawValue) AND push_token = \(device.pushToken)
                 AND NOT (user_id = \(userID) AND device_id = \(device.deviceId)) RETURNING user_id, device_id
@@ -42,27 +73,5 @@ struct DeviceStore: IdentityTables {
                                      subject: userID.lowercased, at: now, on: connection, logger: logger)
             return inserted
         }
-        outbox.committed()
-        var stored = device
-        stored.app = app.rawValue
-        stored.updatedAt = now
-        return (stored, created)
-    }
-
-    func removeDevice(userID: UUID, deviceID: String) async throws -> Bool {
-        let now = clock.now()
-        let removed: Bool = try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query("""
-                DELETE FROM identity.devices WHERE user_id = \(userID) AND device_id = \(deviceID) RETURNING app
-                """, logger: logger)
-            var app: AppID?
-            for try await a in rows.decode(AppID.self) { app = a }
-            guard let app else { return false }
-            try await outbox.enqueue(IdentityEvents.DeviceRemoved(userId: userID.lowercased, app: app, deviceId: deviceID),
-                                     subject: userID.lowercased, at: now, on: connection, logger: logger)
-            return true
-        }
-        if removed { outbox.committed() }
-        return removed
     }
 }

@@ -41,6 +41,8 @@ struct IdentityEventsConsumer: Sendable {
         handlers.on(IdentityEvents.UserDeleted.self) { deleted, event in
             let user = try UndecodablePayload.uuid(deleted.userId, field: "userId")
             try await once(event) { connection in
+                // First, so that an upload admitted before is erased with the rest and one after is refused.
+                try await ErasedUsers.record(user, at: event.occurredAt, schema: MomentStore.schema, on: connection, logger: store.logger)
                 try await partners.forget(user, on: connection)
                 try await store.forgetUploadKeys(of: user, on: connection)
                 return try await store.erase(momentsOf: user, on: connection)

@@ -41,9 +41,10 @@ struct MomentStore: MomentRecords {
         return nil
     }
 
-    /// Makes `moment` the receiver's current one and announces it; returns the storage key it replaced.
+    /// Makes `moment` the receiver's current one and announces it; returns the storage key it replaced. The sender is
+    /// admitted past the erasure fence first (`ErasedUsers`): a sender erased meanwhile writes nothing (401).
     func replace(with moment: Moment, idempotencyKey: String?, requestHash: String) async throws -> String? {
-        let replaced: String? = try await client.transaction(logger: logger) { connection in
+        let replaced: String? = try await client.transaction(admitting: moment.senderID, schema: Self.schema, logger: logger) { connection in
             // The pairing must still hold when the photo lands: a concurrent `pairing.dissolved` waits for this
             // share lock and then erases what we wrote, or we see it gone and refuse.
             let partner = try await connection.query("""

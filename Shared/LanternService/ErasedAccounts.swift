@@ -1,0 +1,71 @@
+import Foundation
+import LanternContracts
+import LanternRedis
+import LanternTokens
+import Logging
+import Synchronization
+
+/// Accounts deleted while their access tokens still live, marked in Redis (`lantern.erased.<user>`), which every
+/// replica of every service reads: identity marks the account before `DELETE /v1/me` erases it, and each token check
+/// asks (`AccessTokenVerifier.refusingErased`), so the tokens are refused everywhere from the moment the deletion
+/// answers — not when each service's `user.deleted` consumer gets to it.
+///
+/// A mark lives as long as a token can (`lifetime`); after that no token of the account is valid anyway. What
+/// each service erased is also recorded in its own schema (`ErasedUsers`), which fences writes that raced the
+/// deletion. Erased accounts are remembered in memory (bounded); a live account is asked about on every call,
+/// since no answer about it may be kept.
+///
+/// When Redis cannot be reached the check lets the token through and logs it, as `RateLimiter` does: refusing every
+/// user during an outage would be worse, a deletion cannot happen meanwhile (identity must mark first), and the
+/// writes of an erased account are still refused by the database fence.
+public struct ErasedAccounts: ErasedAccountCheck {
+    let redis: RedisClient
+    let streams: StreamNames
+    let logger: Logger
+    private let known = KnownErased(capacity: 10_000)
+
+    public init(redis: RedisClient, streams: StreamNames, logger: Logger) {
+        self.redis = redis
+        self.streams = streams
+        self.logger = logger
+    }
+
+    /// Marks `user` erased for `lifetime` (identity, before erasing the account). Throws when Redis cannot be
+    /// reached: the deletion must not answer while tokens of the account still pass elsewhere.
+    public func mark(_ user: String, for lifetime: Duration) async throws {
+        try await redis.send(["SET", streams.erasedAccount(user), "1", "PX", String(max(1, lifetime.milliseconds))])
+        known.insert(user)
+    }
+
+    public func isErased(_ user: String) async throws -> Bool {
+        if known.contains(user) { return true }
+        let reply: RedisValue
+        do {
+            reply = try await redis.send(["EXISTS", streams.erasedAccount(user)])
+        } catch RedisError.connection(let message) {
+            logger.warning("erased accounts unavailable; token allowed", metadata: ["error": "\(message)"])
+            return false
+        }
+        guard reply.int == 1 else { return false }
+        known.insert(user)
+        return true
+    }
+}
+
+/// Users seen erased: an erasure is final, so they need not be asked about again. Bounded: when full it starts
+/// over, which costs a few more questions to Redis.
+private final class KnownErased: Sendable {
+    private let capacity: Int
+    private let users = Mutex<Set<String>>([])
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func contains(_ user: String) -> Bool { users.withLock { $0.contains(user) } }
+
+    func insert(_ user: String) {
+        users.withLock {
+            if $0.count >= capacity { $0.removeAll(keepingCapacity: true) }
+            $0.insert(user)
+        }
+    }
+}
