@@ -62,6 +62,8 @@ struct StreakModel {
             return
         }
         if day > last {
+            // Not a new day where the latest day was counted (the same instant from across the date line): nothing.
+            if let zone = latestZone, LocalDay(instant, in: zone) <= last { return }
             let next = last.adding(days: 1)
             let joins = day == next || latestZone.map { LocalDay(instant, in: $0) <= next } == true
             days[day] = day != next && joins

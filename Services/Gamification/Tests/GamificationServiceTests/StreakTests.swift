@@ -88,6 +88,61 @@ import Testing
         }
     }
 
+    @Test("the same instant from across the date line is no new day: Pago Pago, then Kiritimati, counts once; hours later it does (#44 item 3)")
+    func dateLineHop() async throws {
+        try await H.run { h in
+            let user = UUID()
+            let at = H.date("2026-12-01 23:00", "Pacific/Pago_Pago")
+            h.time.set(at)
+            let first = try await h.checkIn(user, zone: "Pacific/Pago_Pago", at: at)
+            #expect(first.json[path: "outcome"] as? String == "started")
+            for zone in ["Pacific/Kiritimati", "Pacific/Kiritimati", "Pacific/Tongatapu"] {
+                let hop = try await h.checkIn(user, zone: zone, at: at)
+                #expect(hop.json[path: "counted"] as? Bool == false && hop.json[path: "outcome"] as? String == "alreadyCounted", "\(zone): \(hop.json)")
+                #expect(hop.json[path: "streak.longest"] as? Int == 1 && hop.json[path: "streak.totalDays"] as? Int == 1, "\(hop.json)")
+            }
+            // Two hours on, it is the next day in Pago Pago too: a real day, and the streak goes on.
+            let later = at.addingTimeInterval(2 * 3600)
+            h.time.set(later)
+            let next = try await h.checkIn(user, zone: "Pacific/Kiritimati", at: later)
+            #expect(next.json[path: "outcome"] as? String == "extended" && next.json[path: "streak.current"] as? Int == 2, "\(next.json)")
+        }
+    }
+
+    @Test("a retry under the same key is answered as it was then, not re-rendered at the retry's time (#44 item 3)")
+    func replayAnsweredAsThen() async throws {
+        try await H.run { h in
+            let user = UUID(), zone = "America/New_York", key = UUID().uuidString
+            try await Self.checkIns(h, user, ["2026-12-01 19:00", "2026-12-02 19:00"], zone: zone)
+            let at = H.date("2026-12-03 20:39", zone)
+            h.time.set(at)
+            let answer = try await h.checkIn(user, zone: zone, at: at, key: key)
+            #expect(answer.json[path: "streak.current"] as? Int == 3 && answer.json[path: "streak.countedToday"] as? Bool == true)
+            for hours in [6.0, 30, 60] {
+                h.time.set(at.addingTimeInterval(hours * 3600))
+                let retry = try await h.checkIn(user, zone: zone, at: at, key: key)
+                #expect(String(buffer: retry.body) == String(buffer: answer.body), "\(hours) h later")
+            }
+        }
+    }
+
+    @Test("the latest check-in by time decides the zone, counted or not: an older one sent after does not move it (#44 item 3)")
+    func latestByTimeDecidesTheZone() async throws {
+        try await H.run { h in
+            let user = UUID()
+            let base = H.date("2026-12-01 01:00", "UTC")
+            h.time.set(base.addingTimeInterval(120))
+            #expect(try await h.checkIn(user, zone: "Europe/London", at: base.addingTimeInterval(20)).json[path: "outcome"] as? String == "started")
+            #expect(try await h.checkIn(user, zone: "Europe/Paris", at: base.addingTimeInterval(80)).json[path: "outcome"] as? String == "alreadyCounted")
+            _ = try await h.checkIn(user, zone: "Europe/London", at: base.addingTimeInterval(50))
+            #expect(try await h.get("/v1/gamification/reminders", as: user).json[path: "timeZone"] as? String == "Europe/Paris")
+            #expect(try await h.get("/v1/gamification/profile", as: user).json[path: "streak.timeZone"] as? String == "Europe/Paris")
+            // A newer one moves it.
+            _ = try await h.checkIn(user, zone: "Europe/London", at: base.addingTimeInterval(100))
+            #expect(try await h.get("/v1/gamification/reminders", as: user).json[path: "timeZone"] as? String == "Europe/London")
+        }
+    }
+
     @Test("two devices at once: ten check-ins in the same second add one day; the same key gives the same answer")
     func devicesAtOnce() async throws {
         try await H.run { h in

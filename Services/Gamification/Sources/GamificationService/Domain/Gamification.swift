@@ -11,13 +11,17 @@ public struct StreakRow: Sendable, Equatable {
     public var zone: String
     public var reminders: Bool
     public var remindAt: Date?
+    /// The instant of the newest check-in by its time, counted or not (read from the check-ins kept, not written
+    /// with the row): a check-in older than it does not move `zone`.
+    public var latestCheckIn: Date?
 
-    public init(state: StreakState, version: Int64, zone: String, reminders: Bool, remindAt: Date?) {
+    public init(state: StreakState, version: Int64, zone: String, reminders: Bool, remindAt: Date?, latestCheckIn: Date? = nil) {
         self.state = state
         self.version = version
         self.zone = zone
         self.reminders = reminders
         self.remindAt = remindAt
+        self.latestCheckIn = latestCheckIn
     }
 }
 
@@ -32,6 +36,9 @@ public struct CheckInResult: Sendable, Equatable, Codable {
     public var zone: String
     public var badges: [EarnedBadge]
     public var rewards: [String]
+    /// When it was answered: a retry under the same key is answered as of then ("today", `countedToday`, `atRisk`),
+    /// not re-rendered at the retry's time. Absent in answers kept before it was (those are rendered as of the retry).
+    public var answeredAt: Date?
 }
 
 /// One conditional write of a streak: the new row if the stored version is still `expectedVersion` (nil: no row
@@ -109,8 +116,9 @@ public struct Streaks: Sendable {
             let before = state
             let outcome = state.apply(checkIn)
             let counted = outcome != .alreadyCounted
-            // The zone of "now": the latest check-in's (a late one from elsewhere does not move the reminder).
-            let latest = row.map { occurredAt >= ($0.state.lastInstant ?? .distantPast) } ?? true
+            // The zone of "now": the latest check-in's by time, counted or not (a late one from elsewhere, or an older
+            // one sent after, does not move the reminder).
+            let latest = row.map { occurredAt >= ($0.latestCheckIn ?? $0.state.lastInstant ?? .distantPast) } ?? true
             let zoneName = latest ? checkIn.zoneName : row?.zone ?? checkIn.zoneName
             let reminders = row?.reminders ?? true
             var change = StreakChange(user: user, app: app, expectedVersion: row?.version,
@@ -124,7 +132,7 @@ public struct Streaks: Sendable {
             }
             change.checkIn = (key, occurredAt, checkIn.zoneName,
                               CheckInResult(counted: counted, outcome: outcome, localDate: checkIn.day, late: occurredAt < now.addingTimeInterval(-15 * 60),
-                                            state: state, zone: zoneName, badges: change.badges, rewards: change.rewards))
+                                            state: state, zone: zoneName, badges: change.badges, rewards: change.rewards, answeredAt: now))
             if try await records.commit(change), let result = change.checkIn?.result { return .done(result) }
             return nil
         }

@@ -97,6 +97,8 @@ extension StreakState {
     /// - The same day again, or an earlier one (a second device, a flight west, a late check-in) never counts
     ///   twice and never rolls the streak back; only a late day in the open gap just before the current run (or just
     ///   after the run before it) is added, joining the runs when it closes the gap.
+    /// - A new day must also be a new day in the zone of the last counted check-in: the same instant sent from across
+    ///   the date line (Pago Pago, then Kiritimati) is no new day, since a real traveller's hop takes hours (#44).
     public mutating func apply(_ checkIn: CheckIn) -> CheckInOutcome {
         let day = checkIn.day
         guard let lastDay else {
@@ -106,6 +108,7 @@ extension StreakState {
             return .started
         }
         guard day > lastDay else { return fillGap(day) }
+        if let zone = lastZone.flatMap(TimeZoneName.zone), LocalDay(checkIn.occurredAt, in: zone) <= lastDay { return .alreadyCounted }
         let continues: Bool
         if day == lastDay.adding(days: 1) {
             continues = true

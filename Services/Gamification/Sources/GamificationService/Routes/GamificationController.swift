@@ -88,7 +88,8 @@ struct GamificationController: Sendable {
                 ? "is more than 72 hours ago: a check-in may arrive late from an app that was offline, but not that late"
                 : "is more than 5 minutes ahead of the server's clock", code: "check_in_out_of_window")
         case .done(let result):
-            let today = LocalDay(streaks.clock.now(), in: TimeZoneName.zone(result.zone) ?? zone)
+            // As answered then: a retry under the same key gets the same streak, today and risk (the API's promise).
+            let today = LocalDay(result.answeredAt ?? streaks.clock.now(), in: TimeZoneName.zone(result.zone) ?? zone)
             return JSONResponse(CheckInBody(
                 counted: result.counted, outcome: result.outcome.rawValue, localDate: result.localDate.description, late: result.late,
                 streak: StreakView(result.state, today: today, zone: result.zone),

@@ -191,7 +191,8 @@ struct StreakStore: StreakRecords {
         static let name = "gamification.read_streak"
         static let sql = """
             SELECT s.version, s.zone, s.reminders, s.remind_at, s.current, s.longest, s.total_days, s.run_start, s.last_day, s.last_instant,
-                   s.last_zone, s.previous_end, s.previous_length, s.freeze_used, c.result::text, EXISTS (SELECT 1 FROM gamification.erased_users WHERE user_hash = $4)
+                   s.last_zone, s.previous_end, s.previous_length, s.freeze_used, c.result::text, EXISTS (SELECT 1 FROM gamification.erased_users WHERE user_hash = $4),
+                   (SELECT max(k.occurred_at) FROM gamification.check_ins k WHERE k.user_id = $1 AND k.app = $2)
             FROM (SELECT 1) AS one
             LEFT JOIN gamification.streaks s ON s.user_id = $1 AND s.app = $2
             LEFT JOIN gamification.check_ins c ON c.user_id = $1 AND c.app = $2 AND c.idempotency_key = $3
@@ -213,10 +214,11 @@ struct StreakStore: StreakRecords {
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
             let (version, zone, reminders, remindAt, current, longest, totalDays, runStart, lastDay, lastInstant, lastZone, previousEnd,
-                 previousLength, freezeUsed, result, erased) = try row.decode(
-                    (Int64?, String?, Bool?, Date?, Int?, Int?, Int?, LocalDay?, LocalDay?, Date?, String?, LocalDay?, Int?, Bool?, String?, Bool).self)
+                 previousLength, freezeUsed, result, erased, latestCheckIn) = try row.decode(
+                    (Int64?, String?, Bool?, Date?, Int?, Int?, Int?, LocalDay?, LocalDay?, Date?, String?, LocalDay?, Int?, Bool?, String?, Bool, Date?).self)
             let state = StreakStore.state((current, longest, totalDays, runStart, lastDay, lastInstant, lastZone, previousEnd, previousLength, freezeUsed))
-            return (state.map { StreakRow(state: $0, version: version ?? 0, zone: zone ?? "UTC", reminders: reminders ?? true, remindAt: remindAt) },
+            return (state.map { StreakRow(state: $0, version: version ?? 0, zone: zone ?? "UTC", reminders: reminders ?? true, remindAt: remindAt,
+                                          latestCheckIn: latestCheckIn) },
                     result, erased)
         }
     }
