@@ -68,7 +68,9 @@ public struct RedisAccess: Sendable, Equatable {
                     keys: [Keys(".push.retries", ["zadd", "zrem", "zcard", "zrangebyscore", "eval", "evalsha"]),
                            Keys(".push.sent.*", ["exists", "set"])]),
         RedisAccess("evolution-worker", publishes: [SymbiEvents.Evolved.stream],
-                    consumes: [SymbiEvents.EvolutionRequested.stream, IdentityEvents.stream]),
+                    consumes: [SymbiEvents.EvolutionRequested.stream, IdentityEvents.stream],
+                    // The accounts' image-model calls (`ModelCallBudget.image`).
+                    keys: [Keys(":ratelimit:image-calls:*", counterCommands)]),
         RedisAccess("gateway", follows: [RealtimeFrame.stream],
                     keys: [Keys(":ratelimit:*", counterCommands + ["incrby"]),
                            // `POST /development/clock` moves the development stack's clock (refused outside development).

@@ -45,7 +45,9 @@ extension EndToEnd {
                     _ = try DevAppStoreSigner(folder: appStore)
                     let content = ["LANTERN_ENVIRONMENT": "development", "APPSTORE_ROOT_CERTIFICATES": DevAppStoreSigner.rootFile(in: appStore).path,
                                    "APPSTORE_ENVIRONMENTS": "Sandbox,Xcode"]
-                    environments.merge(["identity": identity, "gateway": exporting, "media": exporting, "push-worker": info, "content": content]) { $1 }
+                    // As make up sets it (scripts/up.sh): a developer's stack signs every device account in from one address.
+                    let gateway = exporting.merging(["RATE_LIMIT_DEVICE_SIGNIN_PER_DAY": "100000"]) { $1 }
+                    environments.merge(["identity": identity, "gateway": gateway, "media": exporting, "push-worker": info, "content": content]) { $1 }
                     try await Stack.run(places: true, environment: environments) { stack in
                         let environment = ProcessInfo.processInfo.environment.merging([
                             "LANTERN_GATEWAY": stack.gateway, "LANTERN_GATEWAY_OPS": stack.operations["gateway", default: ""],

@@ -56,7 +56,8 @@ struct SharedStack: SuiteTrait, TestScoping {
                            // Trusting a root other than Apple's is a development setting (AppStoreConfiguration).
                            "LANTERN_ENVIRONMENT": "development"]
             try await Stack.run(places: true, llm: llm, content: content,
-                                environment: ["identity": identity, "gateway": ["RATE_LIMIT_SIGNIN_PER_MINUTE": "600"]]) { stack in
+                                environment: ["identity": identity, "gateway": ["RATE_LIMIT_SIGNIN_PER_MINUTE": "600",
+                                                                                    "RATE_LIMIT_DEVICE_SIGNIN_PER_DAY": "100000"]]) { stack in
                 stack.llm = llm
                 stack.appStore = appStore
                 try await Stack.$current.withValue(stack) { try await function() }

@@ -48,14 +48,20 @@ public func buildEvolutionWorkerApplication(
     let files = StoredImageFiles(objects: try service.addObjectStorage(configuration.storage))
 
     let painter: any EvolutionPainter
+    let local = LocalPainter(size: configuration.imageSize)
+    let budget = ModelCallBudget.image(callsPerPeriod: configuration.imageCallsPerAccount, redis: redis, prefix: configuration.streamPrefix,
+                                       clock: clock, logger: logger)
     switch (configuration.generator, dependencies.imageModel, configuration.gemini) {
     case (.model, let model?, _):
-        painter = ModelPainter(model: model, modelID: configuration.imageModel, timeout: configuration.modelTimeout, size: configuration.imageSize)
+        painter = BudgetedPainter(model: ModelPainter(model: model, modelID: configuration.imageModel, timeout: configuration.modelTimeout,
+                                                      size: configuration.imageSize),
+                                  fallback: local, budget: budget, logger: logger)
     case (.model, nil, let gemini?):
-        painter = ModelPainter(model: GeminiImageProvider(baseURL: gemini.baseURL, apiKey: gemini.apiKey, http: dependencies.httpClient),
-                               modelID: configuration.imageModel, timeout: configuration.modelTimeout, size: configuration.imageSize)
+        painter = BudgetedPainter(model: ModelPainter(model: GeminiImageProvider(baseURL: gemini.baseURL, apiKey: gemini.apiKey, http: dependencies.httpClient),
+                                                      modelID: configuration.imageModel, timeout: configuration.modelTimeout, size: configuration.imageSize),
+                                  fallback: local, budget: budget, logger: logger)
     default:
-        painter = LocalPainter(size: configuration.imageSize)
+        painter = local
     }
     logger.info("evolutions drawn by \(painter.generator == .model ? "the image model \(configuration.imageModel)" : "Lantern's procedural generator")")
 

@@ -28,6 +28,9 @@ public struct EvolutionWorkerConfiguration: ServiceConfiguration {
     public var modelTimeout: Duration
     /// The side of every stored picture, in pixels (`EVOLUTION_IMAGE_SIZE`).
     public var imageSize: Int
+    /// `EVOLUTION_IMAGE_CALLS_PER_ACCOUNT`: image-model calls one account may cause in 30 days, retries included (0: no
+    /// limit); beyond them its evolutions are drawn by Lantern's generator (`BudgetedPainter`).
+    public var imageCallsPerAccount: Int
     /// Pictures drawn at once by one replica (`EVOLUTION_CONCURRENCY`).
     public var concurrency: Int
     /// How often due jobs are looked for (`EVOLUTION_INTERVAL_SECONDS`).
@@ -57,6 +60,7 @@ public struct EvolutionWorkerConfiguration: ServiceConfiguration {
         imageModel = settings.string("evolution.image.model", default: Self.defaultImageModel)
         modelTimeout = try settings.duration("evolution.model.timeout.seconds", default: 90, range: 1...600)
         imageSize = try settings.int("evolution.image.size", default: 1024, range: 256...2048)
+        imageCallsPerAccount = try settings.int("evolution.image.calls.per.account", default: 6, range: 0...1_000)
         concurrency = try settings.int("evolution.concurrency", default: 4, range: 1...256)
         interval = try settings.duration("evolution.interval.seconds", default: 1, range: 0.05...600)
         retry = RetryPolicy(maxAttempts: try settings.int("evolution.max.attempts", default: 12, range: 1...100),

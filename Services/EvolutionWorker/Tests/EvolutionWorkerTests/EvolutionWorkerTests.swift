@@ -112,6 +112,26 @@ struct EvolutionWorkerTests {
         }
     }
 
+    @Test("an account's image calls are budgeted (retries count): beyond them its evolution is drawn by Lantern's generator, other accounts keep theirs (#44 item 2)")
+    func imageCallBudget() async throws {
+        let fake = FakeLLMServers()
+        fake.script(EvolutionHarness.model, .serverError(503), .serverError(503), .picture(try await ModelAnswers.pngWithMetadata(side: 512)))
+        try await EvolutionHarness.run(fake: fake, ["EVOLUTION_IMAGE_CALLS_PER_ACCOUNT": "2"]) { h in
+            let user = UUID(), evolution = UUID()
+            try await h.request(evolution, user: user)
+            _ = try #require(try await h.waitForEvolved(evolution))
+            // Two failed calls spent the account's budget: the third attempt drew locally, without the model.
+            #expect(fake.received(model: EvolutionHarness.model).count == 2)
+            #expect(try await h.evolved().first?.generator == "local")
+            // Another account's evolution still goes to the model (whose next answer is the picture).
+            let other = UUID()
+            try await h.request(other, user: UUID())
+            _ = try #require(try await h.waitForEvolved(other))
+            #expect(fake.received(model: EvolutionHarness.model).count == 3)
+            #expect(try await h.evolved().contains { $0.evolutionId == other.lowercased && $0.generator == "model" })
+        }
+    }
+
     @Test("a 429's retryDelay pauses every job until it has passed, and costs no attempt")
     func rateLimit() async throws {
         let fake = FakeLLMServers()

@@ -17,6 +17,9 @@ public struct GatewayConfiguration: ServiceConfiguration {
     public var upstreamTimeout: TimeInterval
     public var maxBodyBytes: Int
     public var signInLimitPerMinute: Int
+    /// `RATE_LIMIT_DEVICE_SIGNIN_PER_DAY`: device sign-ins per client address in 24 hours (the door to every
+    /// per-account budget).
+    public var deviceSignInLimitPerDay: Int
     public var userLimitPerMinute: Int
     /// Attempts at short secrets (Pairly invite codes), per user and per address.
     public var codeGuessLimitPerMinute: Int
@@ -55,6 +58,7 @@ public struct GatewayConfiguration: ServiceConfiguration {
         upstreamTimeout = try settings.seconds("upstream.timeout", default: 10, range: 0.1...300)
         maxBodyBytes = try settings.int("gateway.max.body.bytes", default: 1 << 20, range: 1024...(64 << 20))
         signInLimitPerMinute = try settings.int("rate.limit.signin.per.minute", default: 30, range: 1...1_000_000)
+        deviceSignInLimitPerDay = try settings.int("rate.limit.device.signin.per.day", default: 20, range: 1...1_000_000)
         userLimitPerMinute = try settings.int("rate.limit.user.per.minute", default: 600, range: 1...10_000_000)
         codeGuessLimitPerMinute = try settings.int("rate.limit.code.guess.per.minute", default: 10, range: 1...10_000)
         if settings.string("trust.forwarded.for") != nil {

@@ -84,6 +84,23 @@ struct GatewayTests {
         }
     }
 
+    @Test("device sign-in is also capped per client address and day (the door to every per-account budget): 429 with a Retry-After of hours; Google sign-in is not (#44 item 2)")
+    func deviceSignInPerDay() async throws {
+        try await withGateway(["RATE_LIMIT_DEVICE_SIGNIN_PER_DAY": "2"]) { client, _ in
+            var statuses: [Int] = []
+            var retryAfter: String?
+            for _ in 0..<3 {
+                let response = try await client.execute(uri: "/v1/auth/device", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: "{}"))
+                statuses.append(response.status.code)
+                if response.status == .tooManyRequests { retryAfter = response.headers[.retryAfter] }
+            }
+            #expect(statuses == [201, 201, 429])
+            #expect(retryAfter.flatMap(Int.init).map { $0 > 3600 && $0 <= 86_400 } == true, "\(String(describing: retryAfter))")
+            let google = try await client.execute(uri: "/v1/auth/google", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: "{}"))
+            #expect(google.status != .tooManyRequests)
+        }
+    }
+
     @Test("other routes are limited per user: 429 with Retry-After once the window's count is used; other users go on")
     func userLimit() async throws {
         try await withGateway(["RATE_LIMIT_USER_PER_MINUTE": "3"]) { client, upstream in

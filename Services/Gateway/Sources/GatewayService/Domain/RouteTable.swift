@@ -19,6 +19,9 @@ public struct RouteTable: Sendable {
         case standard
         /// Sign-in: per client address, `RATE_LIMIT_SIGNIN_PER_MINUTE` (credential guessing).
         case signIn
+        /// Device sign-in: as `signIn`, and per client address and day, `RATE_LIMIT_DEVICE_SIGNIN_PER_DAY`: a device
+        /// account is free, and each brings its own budget of model calls (docs/deploy.md, "What one address can spend").
+        case deviceSignIn
         /// Guessing a short code: per user *and* per client address, `RATE_LIMIT_CODE_GUESS_PER_MINUTE`.
         case codeGuess
     }
@@ -31,7 +34,7 @@ public struct RouteTable: Sendable {
     public var realtimeApps: Set<String> = []
 
     public static let lantern = RouteTable(entries: [
-        Entry(prefix: "/v1/auth/device", service: "identity", isPublic: true, limit: .signIn),
+        Entry(prefix: "/v1/auth/device", service: "identity", isPublic: true, limit: .deviceSignIn),
         Entry(prefix: "/v1/auth/google", service: "identity", isPublic: true, limit: .signIn),
         Entry(prefix: "/v1/auth/apple", service: "identity", isPublic: true, limit: .signIn),
         Entry(prefix: "/v1/auth/refresh", service: "identity", isPublic: true, limit: .standard),

@@ -72,6 +72,10 @@ struct ProxyMiddleware: RouterMiddleware {
         switch limit {
         case .signIn:
             return [("signin", await limiter.check(scope: "signin", key: address, limit: configuration.signInLimitPerMinute))]
+        case .deviceSignIn:
+            return [("signin", await limiter.check(scope: "signin", key: address, limit: configuration.signInLimitPerMinute)),
+                    ("device-day", await limiter.check(scope: "device-day", key: address, limit: configuration.deviceSignInLimitPerDay,
+                                                       window: .seconds(86_400)))]
         case .codeGuess:
             var decisions = [("guess-ip", await limiter.check(scope: "guess-ip", key: address, limit: configuration.codeGuessLimitPerMinute))]
             if let sub { decisions.append(("guess-user", await limiter.check(scope: "guess-user", key: sub, limit: configuration.codeGuessLimitPerMinute))) }
