@@ -485,7 +485,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LanternServiceTests",
-            dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternRedis", "LanternTestSupport", "LanternTokens",
+            dependencies: ["LanternService", "LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternRedis", "LanternTestSupport", "LanternTokens",
                            hummingbird, httpClient, nioCore, postgres, lifecycle, logging],
             path: "Tests/LanternServiceTests",
             swiftSettings: strict

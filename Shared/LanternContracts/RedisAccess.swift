@@ -88,7 +88,8 @@ public struct RedisAccess: Sendable, Equatable {
         let deadLetters = consumed.map(streams.deadLetter(of:))
         if !consumed.isEmpty {
             // Groups: create, read, acknowledge, take over, inspect; the gauges' lengths of the dead-letter streams.
-            rules += ["+xreadgroup", "+xack", "+xautoclaim", "+xpending", "+xgroup|create", "+xinfo|groups", "+xlen"]
+            // XRANGE: the erasure audit reads back the deletions of the last hours (`ErasureAudit`).
+            rules += ["+xreadgroup", "+xack", "+xautoclaim", "+xpending", "+xgroup|create", "+xinfo|groups", "+xlen", "+xrange"]
             rules += consumed.map { "~" + $0 } + deadLetters.map { "%R~" + $0 }
         }
         let appended = publishes.map(streams.name(of:)) + deadLetters

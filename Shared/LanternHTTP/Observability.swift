@@ -36,6 +36,7 @@ public enum MetricHelp {
         "lantern_http_requests_in_flight": "HTTP requests being answered now.",
         // Event bus
         "lantern_events_handled_total": "Stream entries a consumer group handled, by stream, group, event type and result.",
+        "lantern_erasures_recovered_total": "user.deleted events acknowledged in a group without being handled, found by the erasure audit and handled then.",
         "lantern_events_dead_lettered_total": "Stream entries moved to the dead-letter stream after their last attempt.",
         "lantern_stream_consumer_lag": "Entries of a stream not yet delivered to a consumer group (XINFO GROUPS lag).",
         "lantern_stream_consumer_pending": "Entries delivered to a consumer group and not yet acknowledged.",

@@ -52,6 +52,8 @@ public struct ServiceBuilder: Sendable {
     private var operationsRoutes: [@Sendable (Router<LanternRequestContext>) -> Void] = []
     private var gaugeSamples: [GaugeSampler.Sample] = []
     private var periodic: [PeriodicWork] = []
+    /// `addErasedUsers` was called: the schema records erasures, and the `user.deleted` consumer is audited.
+    private var erasesUsers = false
 
     /// - Parameters:
     ///   - streamPrefix: `STREAM_PREFIX` (`lantern`; tests give each run its own).
@@ -122,12 +124,20 @@ public struct ServiceBuilder: Sendable {
         return outbox
     }
 
-    /// Consumes `stream` as a member of the group `group` (default: the service's name) with typed handlers.
+    /// Consumes `stream` as a member of the group `group` (default: the service's name) with typed handlers. A group
+    /// that erases users on identity's `user.deleted` (with `addErasedUsers`) is also audited (`ErasureAudit`): a
+    /// deletion acknowledged in the group without being handled is found and handled.
     public mutating func consume(_ stream: EventStream, group: String? = nil, handlers: EventHandlers) {
         guard let redisEndpoint else { preconditionFailure("consume needs addRedis first") }
         let options = consumerOptions(stream, group: group)
         background.append(StreamConsumer(endpoint: redisEndpoint, streams: streams, options: options,
                                          logger: logger, startAfter: migrated, handlers: handlers))
+        if stream == IdentityEvents.stream, handlers.types.contains(IdentityEvents.UserDeleted.eventType), erasesUsers,
+           let redis, let postgres, let schema {
+            let audit = ErasureAudit(redis: redis, postgres: postgres, schema: schema, stream: options.stream, group: options.group,
+                                     handlers: handlers, clock: clock, logger: logger)
+            addPeriodic(PeriodicWork("erasure_audit", every: .seconds(300), lease: .seconds(300)) { try await audit.run() })
+        }
     }
 
     /// Consumes `stream` a batch at a time (a worker that saves round trips by batching).
@@ -158,6 +168,7 @@ public struct ServiceBuilder: Sendable {
     /// adds it.
     public mutating func addErasedUsers() {
         guard let schema else { preconditionFailure("addErasedUsers needs addDatabase first") }
+        erasesUsers = true
         migrations.append(ErasedUsers.migration)
         housekeeping.append(ErasedUsers.housekeeping(schema: schema))
     }
