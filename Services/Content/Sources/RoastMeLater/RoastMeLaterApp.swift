@@ -69,7 +69,6 @@ struct RoastMeLaterApp: ContentApp {
         cardStore = CardStore(client: platform.postgres, logger: platform.logger)
         let cards = ShareCards(roasts: store, cards: cardStore, catalogue: catalogue, link: configuration.shareLink,
                                renders: platform.renders, clock: platform.clock)
-        roasts = RoastsController(roasting: roasting, collections: themes, cards: cards, shareLink: configuration.shareLink)
         collections = CollectionsController(collections: themes)
         operators = OperatorCollectionsController(collections: themes)
         operatorKeys = configuration.operatorKeys
@@ -77,6 +76,7 @@ struct RoastMeLaterApp: ContentApp {
         days = RoastsOfTheDay(records: dailyStore, writer: RoastWriter(generator: platform.texts, local: platform.local), catalogue: catalogue,
                               clock: platform.clock, budget: configuration.dailyBudget)
         widget = WidgetController(days: days, shareLink: configuration.shareLink)
+        roasts = RoastsController(roasting: roasting, collections: themes, cards: cards, days: days, shareLink: configuration.shareLink)
         schedulerInterval = platform.schedulerInterval
         gamification = GamificationEventsConsumer(store: store, daily: dailyStore)
     }

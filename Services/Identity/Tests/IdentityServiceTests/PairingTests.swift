@@ -127,6 +127,10 @@ struct PairingTests {
             #expect(ended?.data["reason"]?.stringValue == "disconnected")
             // Only the partner who did not disconnect gets a push.
             #expect(try await eventually { try await h.pushJobs().contains { $0.kind == "pairly.partner_disconnected" } })
+            // Both widgets are told at once, silently, to clear the photo (Pairly 7.5), though the apps are closed.
+            #expect(try await eventually { try await h.pushJobs().filter { $0.kind == "pairly.pairing_ended" }.count == 2 })
+            let silent = try await h.pushJobs().filter { $0.kind == "pairly.pairing_ended" }
+            #expect(Set(silent.map(\.userId)) == Set([a.user?.id, b.user?.id].compactMap { $0 }) && silent.allSatisfy { $0.delivery == .background })
             let told = try await h.pushJobs().filter { $0.kind == "pairly.partner_disconnected" }
             #expect(told.count == 1 && told.first?.userId == a.user?.id && told.first?.args == ["partnerName": "Bohdan"])
 

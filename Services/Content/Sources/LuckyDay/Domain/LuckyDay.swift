@@ -114,20 +114,27 @@ struct LuckyDay: Sendable {
     /// the cookie is open, else reveal the fortune made ahead for today or one written within the budget — and
     /// written in one statement that holds only if nothing changed meanwhile. Of parallel breaks one reveals; the
     /// others read again and find the cookie open.
-    func breakCookie(user: UUID, key: String?, timeZone: String?) async throws -> RevealOutcome {
+    ///
+    /// - Parameter openedAt: when the cookie was opened, for one opened offline (Req 7.3–7.4: the app showed a stored
+    ///   fortune and records the break once it is online); the lock runs from then, and the day is that moment's.
+    ///   The route has checked it is within the last 24 hours.
+    func breakCookie(user: UUID, key: String?, timeZone: String?, openedAt: Date? = nil) async throws -> RevealOutcome {
         let started = clock.now()
         var profile: LuckyProfile?
         return try await ConcurrentChanges.retrying("cookie") { () -> RevealOutcome? in
             guard let context = try await records.breakContext(of: user) else { return .noProfile }
             let now = clock.now()
+            let opened = min(openedAt ?? now, now)
             let (revealedAt, opensAgainAt): (Date, Date)
-            switch DailyCookie.breaking(latest: context.latest?.fortune, latestKey: context.latest?.key, key: key, now: now) {
+            switch DailyCookie.breaking(latest: context.latest?.fortune, latestKey: context.latest?.key, key: key, now: opened) {
             case .repeatAnswer(let fortune): return .repeated(fortune)
             case .locked(let opensAgainAt): return .locked(opensAgainAt: opensAgainAt)
             case .reveal(let at, let until): (revealedAt, opensAgainAt) = (at, until)
             }
+            // A cookie opened offline must not end before the one broken since (a break made meanwhile wins).
+            if let latest = context.latest?.fortune, latest.revealedAt > opened { return .locked(opensAgainAt: latest.opensAgainAt) }
             let zone = timeZone ?? context.timeZone
-            let day = LocalDay(now, in: TimeZoneName.zone(zone) ?? .gmt)
+            let day = LocalDay(opened, in: TimeZoneName.zone(zone) ?? .gmt)
             var fortune: WrittenFortune
             if let next = context.next, next.profileVersion == context.profileVersion, next.day == day {
                 fortune = next.fortune

@@ -58,7 +58,12 @@ struct FortunesController: Sendable {
 
     struct BreakRequest: Decodable {
         var timeZone: String?
+        /// When the cookie was opened, if offline (the app showed a stored fortune): the 24-hour lock starts then.
+        var openedAt: Date?
     }
+
+    /// How long after an offline opening the app may still record it: the lock it starts lasts that long.
+    static let offlineWindow: TimeInterval = 24 * 3600
 
     struct FortuneBody: Encodable, Sendable {
         /// Lower case, like every id of the API.
@@ -141,10 +146,16 @@ struct FortunesController: Sendable {
         let user = try user(context)
         let key = try IdempotencyKey.of(request)
         let body = try await request.decodeJSONIfPresent(as: BreakRequest.self, context: context)
-        if let zone = body?.timeZone, !TimeZoneName.isValid(zone) {
-            throw Problem.invalid(field: "timeZone", "must be an IANA time zone such as Europe/Rome")
+        var v = FieldValidator()
+        if let zone = body?.timeZone { v.check(TimeZoneName.isValid(zone), "timeZone", "must be an IANA time zone such as Europe/Rome") }
+        if let openedAt = body?.openedAt {
+            let now = luckyDay.clock.now()
+            v.check(openedAt <= now.addingTimeInterval(300), "openedAt", "is more than 5 minutes ahead of the server's clock")
+            v.check(openedAt >= now.addingTimeInterval(-Self.offlineWindow), "openedAt",
+                    "is more than 24 hours ago: a cookie opened offline is recorded within the day its lock lasts")
         }
-        switch try await luckyDay.breakCookie(user: user, key: key, timeZone: body?.timeZone) {
+        try v.validate()
+        switch try await luckyDay.breakCookie(user: user, key: key, timeZone: body?.timeZone, openedAt: body?.openedAt) {
         case .revealed(let fortune):
             // Anonymous counters only (Req 9.4): how many, and how many were not written by a model.
             Counter(label: "lantern_luckyday_fortunes_revealed_total", dimensions: [("artisanal", String(fortune.artisanal))]).increment()

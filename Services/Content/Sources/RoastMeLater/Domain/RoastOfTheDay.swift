@@ -87,6 +87,8 @@ protocol DailyRoastRecords: Sendable {
     func finish(_ user: UUID, roast: DailyRoast?, lease: Date, next: LocalDay, nextDue: Date) async throws
     /// Whether the user has `reward` (the premium categories in the widget's settings).
     func hasReward(_ reward: String, user: UUID) async throws -> Bool
+    /// Keeps `roast` among the user's roasts (a widget's roast opened in the app), once.
+    func keep(_ roast: DailyRoast) async throws
 }
 
 /// The roast of the day (REQ-WDG): which category and spice a day gets, when it is made, what each widget size
@@ -175,6 +177,16 @@ struct RoastsOfTheDay: Sendable {
         let roast = DailyRoast(id: id, userID: user, day: today, category: order.category.id, spice: order.spice.level, language: order.language,
                                text: written.text, artisanal: true, source: "local", createdAt: today.start(in: settings.zone))
         return (state, roast, true, today)
+    }
+
+    /// Makes the widget's roast of today the user's own when `id` is it and it was curated (not stored): the widget
+    /// opens the full roast with its sharing options (REQ-WDG-003), and every `/v1/roasts/{roastId}` route then
+    /// finds it. A stored roast of the day joins by its row (`RoastStore.roast`). False when `id` is not today's.
+    func adoptCurated(_ id: UUID, user: UUID) async throws -> Bool {
+        let view = try await view(of: user)
+        guard view.curated, view.roast.id == id else { return false }
+        try await records.keep(view.roast)
+        return true
     }
 
     /// A UUID derived from the user and the day, so the curated roast's grammar draw is the same all day.

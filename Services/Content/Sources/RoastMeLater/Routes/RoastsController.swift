@@ -12,6 +12,8 @@ struct RoastsController: Sendable {
     let roasting: Roasting
     let collections: Collections
     let cards: ShareCards
+    /// The widget's roast of the day, which every `/v1/roasts/{roastId}` route also finds (REQ-WDG-003).
+    let days: RoastsOfTheDay
     /// The app's link in share texts.
     let shareLink: String
 
@@ -277,14 +279,22 @@ struct RoastsController: Sendable {
     }
 
     @Sendable func roast(_ request: Request, context: LanternRequestContext) async throws -> JSONResponse<RoastBody> {
-        let user = try user(context)
-        guard let roast = try await roasting.records.roast(try roastID(context), of: user) else { throw Self.notFound }
+        let user = try user(context), id = try roastID(context)
+        guard let roast = try await orToday(id, user, { try await roasting.records.roast(id, of: user) }) else { throw Self.notFound }
         return JSONResponse(RoastBody(roast, shareLink: shareLink))
     }
 
+    /// `lookup`, and when it finds nothing, again once the widget's curated roast of today has been kept as the
+    /// user's, if `id` is it (`RoastsOfTheDay.adoptCurated`): the widget's roast opens with its sharing options.
+    private func orToday<T>(_ id: UUID, _ user: UUID, _ lookup: () async throws -> T?) async throws -> T? {
+        if let found = try await lookup() { return found }
+        guard try await days.adoptCurated(id, user: user) else { return nil }
+        return try await lookup()
+    }
+
     func favourite(_ favourite: Bool, _ request: Request, _ context: LanternRequestContext) async throws -> JSONResponse<RoastBody> {
-        let user = try user(context)
-        guard let roast = try await roasting.records.setFavourite(favourite, roast: try roastID(context), user: user, at: roasting.clock.now()) else {
+        let user = try user(context), id = try roastID(context)
+        guard let roast = try await orToday(id, user, { try await roasting.records.setFavourite(favourite, roast: id, user: user, at: roasting.clock.now()) }) else {
             throw Self.notFound
         }
         return JSONResponse(RoastBody(roast, shareLink: shareLink))
@@ -298,7 +308,9 @@ struct RoastsController: Sendable {
         guard let reaction = RoastReaction(given: given) else {
             throw Problem.invalid(field: "reaction", "'\(given)' is not a reaction; one of hilarious (😂), fire (🔥), meh (😐), dislike (👎)")
         }
-        guard let roast = try await roasting.records.setReaction(reaction, roast: id, user: user, at: roasting.clock.now()) else { throw Self.notFound }
+        guard let roast = try await orToday(id, user, { try await roasting.records.setReaction(reaction, roast: id, user: user, at: roasting.clock.now()) }) else {
+            throw Self.notFound
+        }
         return JSONResponse(RoastBody(roast, shareLink: shareLink))
     }
 
@@ -340,7 +352,11 @@ struct RoastsController: Sendable {
         v.check(format != nil, "format", "must be story (1080×1920) or post (1080×1080)")
         try v.validate()
         guard let template, let format else { throw Problem.invalid([]) }
-        switch try await cards.card(id, user: user, template: template, format: format) {
+        var outcome = try await cards.card(id, user: user, template: template, format: format)
+        if case .roastNotFound = outcome, try await days.adoptCurated(id, user: user) {
+            outcome = try await cards.card(id, user: user, template: template, format: format)
+        }
+        switch outcome {
         case .roastNotFound: throw Self.notFound
         case .premiumLocked:
             throw Problem(status: 403, code: "premium_locked", title: "Forbidden", detail: "The '\(template.id)' template unlocks with a 7-day streak.",
@@ -372,8 +388,9 @@ struct RoastsController: Sendable {
         try v.validate()
         guard let zone else { throw Problem.invalid([]) }
         let now = roasting.clock.now()
-        guard let roast = try await roasting.records.share(id, user: user, channel: channel, template: body.template,
-                                                           localDate: Roasting.localDate(now, in: zone), at: now) else { throw Self.notFound }
+        guard let roast = try await orToday(id, user, {
+            try await roasting.records.share(id, user: user, channel: channel, template: body.template, localDate: Roasting.localDate(now, in: zone), at: now)
+        }) else { throw Self.notFound }
         return JSONResponse(ShareBody(roastId: roast.id.lowercased, channel: channel, shares: roast.shares))
     }
 

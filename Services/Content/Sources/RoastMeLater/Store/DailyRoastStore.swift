@@ -136,6 +136,16 @@ struct DailyRoastStore: DailyRoastRecords {
         }
     }
 
+    func keep(_ roast: DailyRoast) async throws {
+        try await client.query("""
+            INSERT INTO content.roasts (id, user_id, category, spice, language, text, artisanal, source, local_date, created_at)
+            SELECT \(roast.id), \(roast.userID), \(roast.category), \(roast.spice), \(roast.language.rawValue), \(roast.text), \(roast.artisanal),
+                   \(roast.source), \(roast.day.description)::date, \(roast.createdAt)
+            WHERE content.admit_user(\(ErasedUsers.hash(roast.userID)))
+            ON CONFLICT (id) DO NOTHING
+            """, logger: logger)
+    }
+
     func hasReward(_ reward: String, user: UUID) async throws -> Bool {
         for try await _ in try await client.query("SELECT 1 FROM content.roast_rewards WHERE user_id = \(user) AND reward = \(reward)", logger: logger) {
             return true

@@ -38,8 +38,30 @@ struct RoastStore: RoastRecords {
             """, logger: logger))
     }
 
+    /// The user's roast `id`: one they asked for, or their widget's roast of the day (REQ-WDG-003: the widget opens the
+    /// full roast with sharing options), which joins their roasts the first time it is asked for by id.
     func roast(_ id: UUID, of user: UUID) async throws -> Roast? {
-        try await first(client.query("SELECT \(unescaped: Self.columns) FROM content.roasts WHERE id = \(id) AND user_id = \(user)", logger: logger))
+        if let roast = try await first(client.query("SELECT \(unescaped: Self.columns) FROM content.roasts WHERE id = \(id) AND user_id = \(user)", logger: logger)) {
+            return roast
+        }
+        guard try await adoptRoastOfTheDay(id, user: user) else { return nil }
+        return try await first(client.query("SELECT \(unescaped: Self.columns) FROM content.roasts WHERE id = \(id) AND user_id = \(user)", logger: logger))
+    }
+
+    /// Copies the user's roast of the day `id` into their roasts (no event: they did not ask for a roast; sharing it
+    /// is announced like any other). True when there is such a roast (copied now or before).
+    private func adoptRoastOfTheDay(_ id: UUID, user: UUID) async throws -> Bool {
+        let rows = try await client.query("""
+            INSERT INTO content.roasts (id, user_id, category, spice, language, text, artisanal, source, local_date, created_at)
+            SELECT d.id, d.user_id, d.category, d.spice, d.language, d.text, d.artisanal, d.source, d.local_date, d.created_at
+            FROM content.roasts_of_the_day d
+            WHERE d.id = \(id) AND d.user_id = \(user) AND content.admit_user(\(ErasedUsers.hash(user)))
+            ON CONFLICT (id) DO NOTHING
+            RETURNING 1
+            """, logger: logger)
+        for try await _ in rows { return true }
+        for try await _ in try await client.query("SELECT 1 FROM content.roasts WHERE id = \(id) AND user_id = \(user)", logger: logger) { return true }
+        return false
     }
 
     func taste(of user: UUID, category: String) async throws -> RoastTaste {
@@ -245,6 +267,8 @@ struct RoastStore: RoastRecords {
     /// Locks the user's roast; when `changed` says the change changes it, `update` applies and announces it.
     private func change(_ id: UUID, user: UUID, changed: @escaping @Sendable (Roast) -> Bool,
                         update: @escaping @Sendable (Roast, PostgresConnection) async throws -> Roast?) async throws -> Roast? {
+        // The widget's roast of the day becomes the user's on its first use by id.
+        guard try await roast(id, of: user) != nil else { return nil }
         let (roast, announced): (Roast?, Bool) = try await client.transaction(logger: logger) { connection in
             let current = try await first(connection.query("""
                 SELECT \(unescaped: Self.columns) FROM content.roasts WHERE id = \(id) AND user_id = \(user) FOR UPDATE

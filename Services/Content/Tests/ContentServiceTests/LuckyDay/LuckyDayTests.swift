@@ -137,6 +137,31 @@ struct LuckyDayCookieTests {
         }
     }
 
+    @Test("a cookie opened offline is recorded with its opening time: the lock runs from then, no second cookie that day; too old or ahead is a 422 naming openedAt (#44 item 5, Req 7.4)")
+    func openedOffline() async throws {
+        try await ContentHarness.run { h in
+            let user = UUID()
+            try await h.createProfile(user)
+            func breaking(_ json: String, key: String) async throws -> TestResponse {
+                try await h.request(.post, "/v1/fortunes/today/break", as: user, json: json, headers: [.init("Idempotency-Key")!: key])
+            }
+            let opened = ContentHarness.monday0900.addingTimeInterval(-5 * 3600)  // 03:00Z, on the plane
+            let iso = ISO8601DateFormatter()
+            for (json, field) in [(#"{"openedAt":"\#(iso.string(from: opened.addingTimeInterval(-20 * 3600)))"}"#, "openedAt"),
+                                  (#"{"openedAt":"\#(iso.string(from: ContentHarness.monday0900.addingTimeInterval(3600)))"}"#, "openedAt")] {
+                let refused = try await breaking(json, key: UUID().uuidString)
+                #expect(refused.status == .unprocessableContent && String(buffer: refused.body).contains(#""field":"\#(field)""#), "\(String(buffer: refused.body))")
+            }
+            let synced = try await breaking(#"{"openedAt":"\#(iso.string(from: opened))"}"#, key: "offline-1")
+            #expect(synced.status == .ok, "\(String(buffer: synced.body))")
+            let cookie = try synced.decode(CookieBody.self)
+            #expect(cookie.fortune?.revealedAt == opened && cookie.opensAgainAt == opened.addingTimeInterval(86_400))
+            // Online again the same day: the server offers no second cookie; it opens 24 hours after the offline one.
+            let again = try await h.breakCookie(user, key: "online-1")
+            #expect(try again.status == .conflict && again.decode(ProblemBody.self).opensAgainAt == "2026-11-24T03:00:00Z")
+        }
+    }
+
     @Test("two replicas and a restart: breaks are serialised per user, and each reminder is sent once")
     func twoReplicas() async throws {
         try await ContentHarness.run { h in

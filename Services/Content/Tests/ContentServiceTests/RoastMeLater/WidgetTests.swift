@@ -107,6 +107,32 @@ struct WidgetTests {
         }
     }
 
+    @Test("the widget's roast opens in the app with its sharing options: GET, card and share by its id, curated or made ahead; roast.shared announced (#44 item 5, REQ-WDG-003)")
+    func widgetRoastIsShareable() async throws {
+        try await ContentHarness.run { h in
+            let user = UUID()
+            for configured in [false, true] {
+                if configured {
+                    #expect(try await h.request(.put, "/v1/widgets/roastmelater/settings", as: user, app: .roastmelater, json: Self.settings).status == .ok)
+                    #expect(try await eventually { try await h.count("SELECT count(*)::int FROM content.roasts_of_the_day") == 1 })
+                }
+                let widget = try await h.widgetBody(user)
+                #expect(widget.roast.curated == !configured)
+                let id = widget.roast.id
+                let roast = try await h.request(.get, "/v1/roasts/\(id)", as: user, app: .roastmelater)
+                #expect(roast.status == .ok, "\(configured): \(String(buffer: roast.body))")
+                #expect(String(buffer: roast.body).contains(id))
+                let card = try await h.request(.get, "/v1/roasts/\(id)/card?format=post", as: user, app: .roastmelater)
+                #expect(card.status == .ok && card.headers[.contentType] == "image/png", "\(configured): \(card.status)")
+                let shared = try await h.request(.post, "/v1/roasts/\(id)/share", as: user, app: .roastmelater, json: #"{"channel":"zalo"}"#)
+                #expect(shared.status == .ok, "\(configured): \(String(buffer: shared.body))")
+                #expect(try await eventually { try await h.events("roast.shared").contains { $0.data["roastId"]?.stringValue == id } })
+                // Another user cannot reach it.
+                #expect(try await h.request(.get, "/v1/roasts/\(id)", as: UUID(), app: .roastmelater).status == .notFound)
+            }
+        }
+    }
+
     @Test("the large widget shows content's copy of gamification's streak: the latest by its time, broken after a missed day, at risk until today counts")
     func streak() async throws {
         try await ContentHarness.run { h in

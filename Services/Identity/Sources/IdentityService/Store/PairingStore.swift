@@ -129,8 +129,9 @@ struct PairingStore: IdentityTables {
         // The partner who did not end it is told by push; the one who did is looking at the app.
         let other = a == userID ? b : a
         let names = try await displayNames(of: [userID], on: connection)
-        try await outbox.enqueue([PairlyPush.disconnected(recipient: other, partnerName: names[userID], pairingID: pairingID)],
-                                       at: now, on: connection, logger: logger)
+        try await outbox.enqueue([PairlyPush.disconnected(recipient: other, partnerName: names[userID], pairingID: pairingID)]
+                                     + [a, b].map { PairlyPush.pairingEnded(recipient: $0, pairingID: pairingID, reason: reason) },
+                                 at: now, on: connection, logger: logger)
         return true
     }
 
