@@ -6965,7 +6965,7 @@ public struct Client: APIProtocol {
     ///
     /// Reveals the caller's fortune and locks the cookie for 24 hours. Lucky Day user tokens only. Checked in
     /// this order: token (401), Lucky Day user token (403), `Idempotency-Key` format (422), the body (415, 400,
-    /// 422 `timeZone`), the profile (409 `profile_required`), a retry of the latest break (200), the lock (409
+    /// 422 `timeZone`, `openedAt`), the profile (409 `profile_required`), a retry of the latest break (200), the lock (409
     /// `cookie_not_ready`).
     ///
     /// * **One a day.** A fortune locks the cookie until `opensAgainAt`, 24 hours after `revealedAt`; a break
@@ -6997,6 +6997,8 @@ public struct Client: APIProtocol {
     ///   (`LUCKYDAY_QUIET_HOURS`) it is sent at the next 08:00 there instead.
     /// * `timeZone` (optional body) is the device's IANA time zone now: it picks the local day of the fortune
     ///   and, when it differs from the profile's, replaces it (later local days and push hours follow).
+    /// * **Opened offline.** `openedAt` (optional body) records a cookie the app opened while offline (Req
+    ///   7.3–7.4): the lock runs from then, so the server offers no second cookie that day.
     ///
     ///
     /// - Remark: HTTP `POST /v1/fortunes/today/break`.

@@ -2891,15 +2891,29 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/BreakRequest/timeZone`.
             public var timeZone: Components.Schemas.TimeZone?
+            /// When the cookie was opened, for one opened offline (the app showed one of its stored fortunes and records
+            /// the break once it is online): the fortune's `revealedAt` and the start of its 24-hour lock, and its
+            /// local day. At most 24 hours ago and 5 minutes ahead (422 naming `openedAt`); a cookie broken since then
+            /// wins (409 `cookie_not_ready`). Absent: now.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/BreakRequest/openedAt`.
+            public var openedAt: Foundation.Date?
             /// Creates a new `BreakRequest`.
             ///
             /// - Parameters:
             ///   - timeZone: The device's IANA time zone now: picks the local day of the fortune and, when it differs from the
-            public init(timeZone: Components.Schemas.TimeZone? = nil) {
+            ///   - openedAt: When the cookie was opened, for one opened offline (the app showed one of its stored fortunes and records
+            public init(
+                timeZone: Components.Schemas.TimeZone? = nil,
+                openedAt: Foundation.Date? = nil
+            ) {
                 self.timeZone = timeZone
+                self.openedAt = openedAt
             }
             public enum CodingKeys: String, CodingKey {
                 case timeZone
+                case openedAt
             }
         }
         /// A life area of AstroSvitla's reports.
