@@ -40,18 +40,29 @@ extension EndToEnd.Shared {
             }
         }
 
+        /// `body` while a consumer group stands in for evolution-worker on lantern.jobs.evolution; `jobs()` is what it
+        /// has read so far.
+        static func observingEvolutionJobs(_ stack: Stack, _ body: (@escaping @Sendable () -> [EventEnvelope]) async throws -> Void) async throws {
+            let jobs = Jobs()
+            var options = StreamConsumer.Options(stream: stack.streams.jobs("evolution"), group: "e2e-evolution-observer", consumer: "1")
+            options.block = .milliseconds(200)
+            let observer = StreamConsumer(endpoint: TestEnvironment.redisEndpoint, streams: stack.streams, options: options,
+                                          logger: TestEnvironment.logger) { event in
+                if event.type == SymbiEvents.EvolutionRequested.eventType { jobs.append(event) }
+            }
+            try await withService(observer) { try await body { jobs.all } }
+        }
+
+        final class Jobs: Sendable {
+            private let value = Mutex<[EventEnvelope]>([])
+            func append(_ event: EventEnvelope) { value.withLock { $0.append(event) } }
+            var all: [EventEnvelope] { value.withLock { $0 } }
+        }
+
         @Test("device sign-in → 30 back-dated days from an offline phone on a new account: counted, state frames on the socket, but no evolution before the account has lived 30 days (#44 item 2) → export → deletion")
         func journey() async throws {
             try await Stack.shared { stack in
-                // A consumer group standing in for evolution-worker on lantern.jobs.evolution.
-                let jobs = Mutex<[EventEnvelope]>([])
-                var options = StreamConsumer.Options(stream: stack.streams.jobs("evolution"), group: "e2e-evolution-observer", consumer: "1")
-                options.block = .milliseconds(200)
-                let observer = StreamConsumer(endpoint: TestEnvironment.redisEndpoint, streams: stack.streams, options: options,
-                                              logger: TestEnvironment.logger) { event in
-                    if event.type == SymbiEvents.EvolutionRequested.eventType { jobs.withLock { $0.append(event) } }
-                }
-                try await withService(observer) {
+                try await Self.observingEvolutionJobs(stack) { jobs in
                     let signIn = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"symbi"}"#)
                     #expect(signIn.status == 201, "\(signIn.text)")
                     let tokens = try signIn.json(TokenReply.self)
@@ -84,7 +95,7 @@ extension EndToEnd.Shared {
                     #expect(state.daysToNextEvolution == 29, "\(upload.text)")
                     #expect(try await eventually { socket.data("symbi_state").contains { $0["activeDays"] as? Int == 30 && $0["state"] as? String == "active" } })
                     try await Task.sleep(for: .milliseconds(500))
-                    #expect(jobs.withLock { $0.isEmpty }, "an evolution was requested for an account minutes old")
+                    #expect(jobs().isEmpty, "an evolution was requested for an account minutes old")
 
                     let export = try await stack.call(.GET, "/v1/symbi/export", token: token)
                     #expect(export.status == 200 && export.text.contains("\"hrvMs\""))
@@ -101,14 +112,7 @@ extension EndToEnd.Shared {
         /// requested once → drawn by evolution-worker → the evolved frame → the gallery → the picture → deletion takes
         /// the picture too. Run by `DevKitTests`, whose stack follows the travelled clock.
         static func evolutionJourney(_ stack: Stack) async throws {
-            let jobs = Mutex<[EventEnvelope]>([])
-            var options = StreamConsumer.Options(stream: stack.streams.jobs("evolution"), group: "e2e-evolution-observer", consumer: "1")
-            options.block = .milliseconds(200)
-            let observer = StreamConsumer(endpoint: TestEnvironment.redisEndpoint, streams: stack.streams, options: options,
-                                          logger: TestEnvironment.logger) { event in
-                if event.type == SymbiEvents.EvolutionRequested.eventType { jobs.withLock { $0.append(event) } }
-            }
-            try await withService(observer) {
+            try await observingEvolutionJobs(stack) { jobs in
                 let signIn = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"symbi"}"#)
                 #expect(signIn.status == 201, "\(signIn.text)")
                 let first = try signIn.json(TokenReply.self)
@@ -138,7 +142,7 @@ extension EndToEnd.Shared {
                 #expect(state.state == "active" && state.activeDays == 30 && state.stage == 1, "\(upload.text)")
                 // The stream also holds the demo's jobs, read by this new group from its start: this user's only.
                 @Sendable func mine() -> [SymbiEvents.EvolutionRequested] {
-                    jobs.withLock { $0 }.compactMap { try? $0.payload(as: SymbiEvents.EvolutionRequested.self) }.filter { $0.userId == user }
+                    jobs().compactMap { try? $0.payload(as: SymbiEvents.EvolutionRequested.self) }.filter { $0.userId == user }
                 }
                 #expect(try await eventually { mine().count == 1 })
                 let job = try #require(mine().first)
