@@ -42,7 +42,7 @@ extension EndToEnd.Shared {
 
         /// `body` while a consumer group stands in for evolution-worker on lantern.jobs.evolution; `jobs()` is what it
         /// has read so far.
-        static func observingEvolutionJobs(_ stack: Stack, _ body: (@escaping @Sendable () -> [EventEnvelope]) async throws -> Void) async throws {
+        static func observingEvolutionJobs(_ stack: Stack, _ body: @Sendable (@escaping @Sendable () -> [EventEnvelope]) async throws -> Void) async throws {
             let jobs = Jobs()
             var options = StreamConsumer.Options(stream: stack.streams.jobs("evolution"), group: "e2e-evolution-observer", consumer: "1")
             options.block = .milliseconds(200)
