@@ -66,12 +66,13 @@ extension Problem {
     /// whole number is due) as "not valid JSON" with no coding path, which would be a 400 for a body that is valid
     /// JSON. That case is told apart here: the body is parsed as a tree, and each number that is not a whole `Int`
     /// is set to 0 in turn until the decoding gets past it; that number's field is the one named (422
-    /// `validation_failed`, "must be a whole number"). Only failing bodies pay for it.
+    /// `validation_failed`, "must be a whole number"). Only failing bodies pay for it, and only small ones (64 KiB,
+    /// at most 32 numbers tried): a larger body that fails so is answered 400, as before.
     public static func decodeBody<T: Decodable>(_ type: T.Type, from data: Data, decoder: JSONDecoder) throws -> T {
         do {
             return try decoder.decode(T.self, from: data)
         } catch let error as DecodingError {
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, data.count <= 65_536,
                let field = wholeNumberField(T.self, in: data, decoder: decoder) {
                 throw Problem.invalid(field: field, "must be a whole number")
             }
