@@ -99,7 +99,9 @@ extension Problem {
             }
         }
         walk(tree, [])
-        for path in (unlikely + others).prefix(32) {
+        // A field has a name: the body itself (a bare number, or what JSONSerialization takes that JSONDecoder does not,
+        // such as `2` followed by a NUL) is no field to name.
+        for path in (unlikely + others).filter({ !$0.isEmpty }).prefix(32) {
             guard let replaced = try? JSONSerialization.data(withJSONObject: setting(0, at: path[...], in: tree), options: [.fragmentsAllowed])
             else { continue }
             do {
