@@ -94,7 +94,7 @@ trap cleanup EXIT
 
 export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench?pool=8"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0" LOG_LEVEL=warning HTTP_HOST=127.0.0.1 LANTERN_ENVIRONMENT=development
-export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000 RATE_LIMIT_DEVICE_SIGNIN_PER_DAY=100000000 DEVICE_SIGNIN_APPS=luckyday,pairly,astrosvitla,roastmelater,symbi
+export RATE_LIMIT_USER_PER_MINUTE=10000000 RATE_LIMIT_SIGNIN_PER_MINUTE=100000 RATE_LIMIT_DEVICE_SIGNIN_PER_DAY=1000000 DEVICE_SIGNIN_APPS=luckyday,pairly,astrosvitla,roastmelater,symbi
 # Thousands of idle WebSockets need file descriptors (gateway and the client side).
 ulimit -n 65536 2>/dev/null || ulimit -n 16384 2>/dev/null || true
 # Each service on its port of Services/services.tsv + 10000; every <NAME>_URL points there.
@@ -166,7 +166,8 @@ http {
   upstream identity { server 127.0.0.1:18081; keepalive 64; }
   server {
     listen 127.0.0.1:$4;
-    location / { proxy_pass http://identity; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    # Host as the client sent it (127.0.0.1:<port>): the services of a development stack answer only their own names.
+    location / { proxy_pass http://identity; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host \$host; }
   }
 }
 NGINX
