@@ -67,11 +67,12 @@ struct AccountWrite: Sendable, CustomTestStringConvertible {
 extension EndToEnd.Shared {
 @Suite("A deleted account stays deleted (#44 item 1)", .serialized)
 struct ErasedAccountTests {
-    /// A fresh device account of `app`, and its id.
-    static func account(_ stack: Stack, app: String) async throws -> (token: String, id: String) {
+    /// A fresh device account of `app`, deleted at once (`DELETE /v1/me` answered 204): its token and id.
+    static func deletedAccount(_ stack: Stack, app: String) async throws -> (token: String, id: String) {
         let signIn = try await stack.call(.POST, "/v1/auth/device", json: #"{"deviceId":"\#(UUID().uuidString)","app":"\#(app)"}"#)
         #expect(signIn.status == 201, "\(signIn.text)")
         let tokens = try signIn.json(TokenReply.self)
+        #expect(try await stack.call(.DELETE, "/v1/me", token: tokens.accessToken).status == 204)
         return (tokens.accessToken, try #require(tokens.user?.id))
     }
 
@@ -79,8 +80,7 @@ struct ErasedAccountTests {
           arguments: AccountWrite.all)
     func tokenRefusedEverywhere(_ write: AccountWrite) async throws {
         try await Stack.shared { stack in
-            let (token, _) = try await Self.account(stack, app: write.app)
-            #expect(try await stack.call(.DELETE, "/v1/me", token: token).status == 204)
+            let (token, _) = try await Self.deletedAccount(stack, app: write.app)
             // No wait: neither the gateway nor the service itself may take the token once the deletion has answered,
             // whatever its `user.deleted` consumer has done yet.
             for service in [nil, write.service] {
@@ -94,8 +94,7 @@ struct ErasedAccountTests {
           arguments: AccountWrite.fenced)
     func writeAfterErasureStoresNothing(_ write: AccountWrite) async throws {
         try await Stack.shared { stack in
-            let (token, id) = try await Self.account(stack, app: write.app)
-            #expect(try await stack.call(.DELETE, "/v1/me", token: token).status == 204)
+            let (token, id) = try await Self.deletedAccount(stack, app: write.app)
             // As if every check of the token had happened before identity marked the account: the mark goes.
             let redis = RedisClient(endpoint: TestEnvironment.redisEndpoint, size: 1)
             try await redis.send(["DEL", stack.streams.erasedAccount(id)])
