@@ -24,6 +24,25 @@ extension UUID {
         return Date(timeIntervalSince1970: Double(millis) / 1000)
     }
 
-    /// Lower-case text form used on the wire and in logs.
-    public var lowercased: String { uuidString.lowercased() }
+    /// Lower-case text form used on the wire and in logs: `uuidString.lowercased()`, written from the bytes (the
+    /// two steps cost a request id and every id a response carries twenty times as much).
+    public var lowercased: String {
+        withUnsafeBytes(of: uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { text in
+                var at = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[at] = UInt8(ascii: "-")
+                        at += 1
+                    }
+                    text[at] = Self.hexDigits[Int(bytes[index] >> 4)]
+                    text[at + 1] = Self.hexDigits[Int(bytes[index] & 0x0F)]
+                    at += 2
+                }
+                return at
+            }
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

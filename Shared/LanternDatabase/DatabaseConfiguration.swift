@@ -41,6 +41,13 @@ extension PostgresClient.Configuration {
         // of re-planning each execution while it weighs custom plans (a quarter of its time on the check-in path).
         // One-shot queries are planned per execution either way.
         configuration.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
+        // Idle connections are kept alive by TCP (the server probes each after 60 s of silence, every 10 s, and
+        // drops it after 3 unanswered), not by the pool's `SELECT 1`: the pool arms a keep-alive timer each time a
+        // connection goes idle, three tasks per query, whether or not it ever fires. A connection a middlebox
+        // dropped meanwhile fails its next query, which the database watch and the outage answers cover.
+        configuration.options.keepAliveBehavior = nil
+        configuration.options.additionalStartupParameters += [("tcp_keepalives_idle", "60"), ("tcp_keepalives_interval", "10"),
+                                                              ("tcp_keepalives_count", "3")]
         if let applicationName { configuration.options.additionalStartupParameters.append(("application_name", applicationName)) }
         return configuration
     }

@@ -125,7 +125,7 @@ public struct RequestMetrics<Context: RequestContext>: RouterMiddleware {
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
-        let inFlight = Meter(label: "lantern_http_requests_in_flight")
+        let inFlight = HTTPMetricHandles.inFlight
         inFlight.increment()
         defer { inFlight.decrement() }
         do {
@@ -142,14 +142,44 @@ public struct RequestMetrics<Context: RequestContext>: RouterMiddleware {
     func record(_ request: Request, context: Context, status: Int, since started: ContinuousClock.Instant) {
         let route = context.endpointPath ?? "unmatched"
         let method = request.method.rawValue
-        Counter(label: "lantern_http_requests_total", dimensions: [("route", route), ("method", method), ("status", String(status))]).increment()
+        let handles = HTTPMetricHandles.shared.handles(route: route, method: method, status: status)
+        handles.requests.increment()
         let elapsed = ContinuousClock.now - started
         let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-        Timer(label: "lantern_http_request_duration_seconds", dimensions: [("route", route), ("method", method)])
-            .recordNanoseconds(nanoseconds)
+        handles.duration.recordNanoseconds(nanoseconds)
         // The access line: one per request at info (liveness probes aside), in the request's trace.
         guard route != "/health/live" else { return }
         context.logger.info("request", metadata: ["route": .string(route), "method": .string(method), "status": .stringConvertible(status),
                                                   "ms": .string(String(format: "%.1f", Double(nanoseconds) / 1e6))])
+    }
+}
+
+/// The counter and timer of each route, method and status, made once: making a metric asks the registry (a lock,
+/// the name checked, the labels hashed), which every request did twice. Routes are templates, so the set is bounded
+/// by the routes, methods and statuses a service answers.
+final class HTTPMetricHandles: Sendable {
+    struct Key: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    struct Handles: Sendable {
+        let requests: Metrics.Counter
+        let duration: Metrics.Timer
+    }
+
+    static let shared = HTTPMetricHandles()
+    static let inFlight = Meter(label: "lantern_http_requests_in_flight")
+
+    private let handles = Mutex<[Key: Handles]>([:])
+
+    func handles(route: String, method: String, status: Int) -> Handles {
+        let key = Key(route: route, method: method, status: status)
+        if let known = handles.withLock({ $0[key] }) { return known }
+        let made = Handles(requests: Metrics.Counter(label: "lantern_http_requests_total", dimensions: [("route", route), ("method", method), ("status", String(status))]),
+                           duration: Metrics.Timer(label: "lantern_http_request_duration_seconds", dimensions: [("route", route), ("method", method)]))
+        handles.withLock { $0[key] = made }
+        return made
     }
 }

@@ -1,32 +1,40 @@
 import Hummingbird
 import LanternCore
 import Logging
+import ServiceLifecycle
 import Synchronization
 
-/// The last word on a request caught by an outage.
+/// The last word on a request caught by an outage, and what cancels the requests in flight when it begins.
 ///
-/// `OutageMiddleware` answers a request in flight with the outage as soon as the dependency goes down, but from
-/// inside the router: Swift's structured concurrency makes it wait for the handler it raced to end, and a handler can
-/// be stuck in a client that never gives up (postgres-nio 1.33.2 can leave a query, sent as its connection closes,
-/// unanswered for ever). This responder wraps the whole router and runs it in a task of its own, so that `grace`
-/// after a watched dependency went down the client gets the outage's 503 even if the router has not answered. The
-/// stuck task is cancelled and left behind; the connection is free, and the process can stop.
+/// Each request runs in a task of its own and is listed while it runs. One watcher per process (`watcher`, a
+/// service the application runs) waits for a watched dependency to go down; then it cancels every request listed,
+/// so that each gives up its wait (postgres-nio gives up a connection request when cancelled) and `OutageMiddleware`
+/// answers it with the outage, logged and counted as usual. A handler can be stuck in a client that never gives up
+/// (postgres-nio 1.33.2 can leave a query, sent as its connection closes, unanswered for ever): `grace` after the
+/// outage began, the watcher answers whatever is still listed itself, and the stuck task is left behind; the
+/// connection is free, and the process can stop.
 ///
-/// While every watch is up, the only cost is the task per request.
+/// While every watch is up, a request costs one task and its place in the list: the watcher's one wait is shared by
+/// all of them (a race per request, against a waiter per request, cost five tasks each).
 public struct OutageBackstop<Inner: HTTPResponder>: HTTPResponder where Inner.Context: RequestContext {
     public typealias Context = Inner.Context
 
     let inner: Inner
     let watches: [any DependencyWatch]
     let grace: Duration
+    let inFlight = InFlightRequests()
 
     /// - Parameter grace: how long after the outage the router may still answer itself (with the same 503 through
-    ///   its middleware, which logs and counts it); past it, this answers.
+    ///   its middleware, which logs and counts it); past it, the watcher answers.
     public init(_ inner: Inner, watches: [any DependencyWatch], grace: Duration = .seconds(2)) {
         self.inner = inner
         self.watches = watches
         self.grace = grace
     }
+
+    /// What cancels and answers the requests in flight when an outage begins; the application runs it for as long
+    /// as it serves (`ServiceBuilder.application` adds it). Without it, requests in flight wait for their clients.
+    public var watcher: OutageWatcher { OutageWatcher(watches: watches, grace: grace, inFlight: inFlight) }
 
     public func respond(to request: Request, context: Context) async throws -> Response {
         guard !watches.isEmpty else { return try await inner.respond(to: request, context: context) }
@@ -35,19 +43,10 @@ public struct OutageBackstop<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         let handler = Task {
             do { answer.offer(.success(try await inner.respond(to: request, context: context))) } catch { answer.offer(.failure(error)) }
         }
-        let (watches, grace) = (self.watches, self.grace)
-        let backstop = Task {
-            await Self.waitUntilAnyDown(watches)
-            try? await Task.sleep(for: grace)
-            guard !Task.isCancelled, let down = watches.first(where: \.isDown) else { return }
-            if answer.offer(.success(Self.outageResponse(down.outageProblem, request: request))) {
-                handler.cancel()
-                context.logger.warning("request left behind: no answer after the outage", metadata: [
-                    "method": "\(request.method)", "path": "\(request.uri.path)", "grace": "\(grace)",
-                ])
-            }
-        }
-        defer { backstop.cancel() }
+        // Listed after the task exists and before anything waits: an outage that began before this line is seen by
+        // the router's own check at the door (`OutageMiddleware`), one after it by the watcher.
+        let id = inFlight.add(.init(handler: handler, answer: answer, request: request, logger: context.logger))
+        defer { inFlight.remove(id) }
         return try await withTaskCancellationHandler {
             try await answer.value()
         } onCancel: {
@@ -56,12 +55,58 @@ public struct OutageBackstop<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         }
     }
 
-    /// Returns once any watch is down, or when cancelled.
-    static func waitUntilAnyDown(_ watches: [any DependencyWatch]) async {
-        await withTaskGroup(of: Void.self) { group in
-            for watch in watches { group.addTask { await watch.waitUntilDown() } }
-            await group.next()
-            group.cancelAll()
+}
+
+/// The requests an `OutageBackstop` is answering, by a number of their own.
+final class InFlightRequests: Sendable {
+    struct Entry: Sendable {
+        let handler: Task<Void, Never>
+        let answer: FirstAnswer
+        let request: Request
+        let logger: Logger
+    }
+
+    private let state = Mutex<(next: UInt64, entries: [UInt64: Entry])>((0, [:]))
+
+    func add(_ entry: Entry) -> UInt64 {
+        state.withLock { state in
+            state.next &+= 1
+            state.entries[state.next] = entry
+            return state.next
+        }
+    }
+
+    func remove(_ id: UInt64) { state.withLock { _ = $0.entries.removeValue(forKey: id) } }
+
+    var all: [Entry] { state.withLock { Array($0.entries.values) } }
+}
+
+/// Waits for an outage of any watch; when one begins, cancels every request in flight at once (their routers answer
+/// them), and answers `grace` later those that are still waiting (a handler stuck in a client). Then it waits for
+/// every watch to be up before it watches for the next outage.
+public struct OutageWatcher: Service {
+    let watches: [any DependencyWatch]
+    let grace: Duration
+    let inFlight: InFlightRequests
+
+    public func run() async throws {
+        guard !watches.isEmpty else { return try await gracefulShutdown() }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await Self.waitUntilAnyDown(watches)
+                guard !Task.isCancelled, let down = watches.first(where: \.isDown) else { continue }
+                let caught = inFlight.all
+                for entry in caught { entry.handler.cancel() }
+                try? await Task.sleep(for: grace)
+                for entry in caught where entry.answer.offer(.success(Self.outageResponse(down.outageProblem, request: entry.request))) {
+                    entry.logger.warning("request left behind: no answer after the outage", metadata: [
+                        "method": "\(entry.request.method)", "path": "\(entry.request.uri.path)", "grace": "\(grace)",
+                    ])
+                }
+                // Requests that arrive meanwhile are refused at the door; the next outage is one that begins after
+                // every watch is up again.
+                while !Task.isCancelled, watches.contains(where: \.isDown) { try? await Task.sleep(for: .milliseconds(100)) }
+            }
         }
     }
 
@@ -71,6 +116,15 @@ public struct OutageBackstop<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         var response = problem.response()
         if let id = request.headers[.requestID], RequestIDMiddleware.isSane(id) { response.headers[.requestID] = id }
         return response
+    }
+
+    /// Returns once any watch is down, or when cancelled.
+    static func waitUntilAnyDown(_ watches: [any DependencyWatch]) async {
+        await withTaskGroup(of: Void.self) { group in
+            for watch in watches { group.addTask { await watch.waitUntilDown() } }
+            await group.next()
+            group.cancelAll()
+        }
     }
 }
 

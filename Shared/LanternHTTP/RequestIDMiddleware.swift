@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LanternCore
 import Logging
 
 extension HTTPField.Name {
@@ -21,7 +22,7 @@ public struct RequestIDMiddleware: RouterMiddleware {
         if let incoming = request.headers[.requestID], Self.isSane(incoming) {
             id = incoming
         } else {
-            id = UUID().uuidString.lowercased()
+            id = UUID().lowercased
         }
         context.requestID = id
         // One request id per line: ours (the one the response and the services carry), not Hummingbird's own too.

@@ -22,7 +22,7 @@ public enum ServiceRouter {
         router.add(middleware: RequestIDMiddleware())
         // A server span per request, continuing the caller's W3C `traceparent` (LanternTracing); around the
         // metrics so the access line carries the trace id.
-        router.add(middleware: TracingMiddleware())
+        router.add(middleware: RequestTracing())
         // Outside the problem middleware, so every request is counted with the status it was answered with.
         router.add(middleware: RequestMetrics())
         // Inside the request-id middleware, so problem responses carry X-Request-Id too.

@@ -285,9 +285,12 @@ public struct ServiceBuilder: Sendable {
         for work in periodic {
             services.append(AfterMigrations(gate: migrated, service: PeriodicRunner(work: work, leases: leases, logger: logger)))
         }
-        // The router inside a backstop: a request stuck in a client that ignores the outage still gets its 503.
+        // The router inside a backstop: its watcher cancels the requests in flight when an outage begins, and one
+        // stuck in a client that ignores the outage still gets its 503.
+        let backstop = OutageBackstop(router.buildResponder(), watches: watches)
+        if !watches.isEmpty { services.append(backstop.watcher) }
         var app = Application(
-            responder: OutageBackstop(router.buildResponder(), watches: watches), server: server,
+            responder: backstop, server: server,
             configuration: .init(address: .hostname(process.host, port: process.port), serverName: "lantern-\(name)"),
             services: services, onServerRunning: { [serving] _ in serving.open() }, logger: logger
         )

@@ -117,6 +117,11 @@ struct ProblemTests {
         #expect(a.lowercased < b.lowercased)
         #expect(a.lowercased.dropFirst(14).first == "7")
         #expect(["8", "9", "a", "b"].contains(a.lowercased.dropFirst(19).first.map(String.init)))
+        // Written from the bytes, the text is Foundation's, lower-cased.
+        for id in [a, b, UUID(), UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+                   UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))] + (0..<200).map({ _ in UUID() }) {
+            #expect(id.lowercased == id.uuidString.lowercased() && UUID(uuidString: id.lowercased) == id)
+        }
     }
 
     @Test("RFC 3339 timestamps keep milliseconds in UTC")

@@ -34,7 +34,8 @@ private func application(_ watch: SwitchWatch, stuck: StuckCalls, grace: Duratio
         return "late"
     }
     router.get("/ok") { _, context in context.requestID }
-    return Application(responder: OutageBackstop(router.buildResponder(), watches: [watch], grace: grace), logger: TestEnvironment.logger)
+    let backstop = OutageBackstop(router.buildResponder(), watches: [watch], grace: grace)
+    return Application(responder: backstop, services: [backstop.watcher], logger: TestEnvironment.logger)
 }
 
 private func expectOutage(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -54,7 +55,7 @@ struct OutageBackstopTests {
             }
             #expect(try await eventually { stuck.count == 1 }, "the handler started")
             watch.goDown()
-            // Without the backstop this waits for ever: the middleware's race cannot end before the stuck handler.
+            // Without the backstop this waits for ever: the handler is cancelled, and ignores it.
             let response = try await answer
             try expectOutage(response)
             #expect(response.headers[.retryAfter] == "5")

@@ -132,17 +132,34 @@ struct AccountStore: IdentityTables {
 
 
     func user(_ id: UUID) async throws -> User? {
-        let rows = try await client.query("""
+        for try await user in try await client.execute(ReadUser(id: id), logger: logger) { return user }
+        return nil
+    }
+
+    /// The profile every `GET /v1/me` reads: prepared once per connection, so PostgreSQL neither parses nor plans it
+    /// per request. The sign-in methods come from the user's few credentials by their index (`credentials_user`).
+    struct ReadUser: PostgresPreparedStatement {
+        static let name = "identity.read_user"
+        static let sql = """
             SELECT u.id, u.app, u.display_name, u.email, u.time_zone, u.locale, u.created_at, u.updated_at,
-                   coalesce(array_agg(c.method ORDER BY c.method) FILTER (WHERE c.method IS NOT NULL), '{}')
-            FROM identity.users u LEFT JOIN identity.credentials c ON c.user_id = u.id
-            WHERE u.id = \(id) GROUP BY u.id
-            """, logger: logger)
-        for try await (id, app, name, email, zone, locale, created, updated, methods) in rows.decode((UUID, String, String?, String?, String?, String?, Date, Date, [String]).self) {
+                   ARRAY(SELECT c.method FROM identity.credentials c WHERE c.user_id = u.id ORDER BY c.method)
+            FROM identity.users u WHERE u.id = $1
+            """
+        typealias Row = User
+        var id: UUID
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(id)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> User {
+            let (id, app, name, email, zone, locale, created, updated, methods) = try row.decode(
+                (UUID, String, String?, String?, String?, String?, Date, Date, [String]).self)
             return User(id: id.lowercased, app: app, displayName: name, email: email, timeZone: zone, locale: locale,
                         signInMethods: methods, createdAt: created, updatedAt: updated)
         }
-        return nil
     }
 
     func updateProfile(_ id: UUID, _ changes: ProfileChanges) async throws -> User? {
