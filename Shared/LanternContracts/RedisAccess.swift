@@ -48,11 +48,11 @@ public struct RedisAccess: Sendable, Equatable {
     static let modelCalls = Keys(":ratelimit:llm-calls:*", counterCommands)
 
     /// Deleted accounts (`StreamNames.erasedAccount`): identity marks them, every service that takes tokens asks.
-    static let erasedAccounts = Keys(".erased.*", ["exists"], readOnly: true)
+    static let erasedAccounts = Keys(".erased.*", ["get", "mget"], readOnly: true)
 
     public static let all: [RedisAccess] = [
         RedisAccess("identity", publishes: [IdentityEvents.stream, PushRequest.stream, RealtimeFrame.stream],
-                    keys: [Keys(".erased.*", ["set", "exists"])]),
+                    keys: [Keys(".erased.*", ["set", "get", "mget"])]),
         RedisAccess("media", publishes: [.events(MediaEvents.producer), PushRequest.stream, RealtimeFrame.stream],
                     consumes: [IdentityEvents.stream], keys: [erasedAccounts]),
         RedisAccess("astrology", keys: [erasedAccounts]),

@@ -85,13 +85,73 @@ extension JSONDecoder {
 
 /// RFC 3339 in UTC with millisecond precision (`2026-01-01T12:00:00.000Z`).
 public enum RFC3339 {
+    /// `2026-01-01T12:00:00.123Z`: UTC, milliseconds rounded.
     public static func string(from date: Date) -> String {
-        // The formatter truncates; add half a millisecond so it rounds (0.123 is 0.12299… as a Double).
+        // Half a millisecond added, then truncated: rounded (0.123 is 0.12299… as a Double).
+        let time = date.timeIntervalSince1970 + 0.0005
+        let seconds = time.rounded(.down)
+        // Years 1…9999 written from the numbers (every response carries dates; the format style costs ten times as
+        // much); anything else by Foundation's ISO 8601 style, as before.
+        guard seconds >= -62_135_596_800, seconds < 253_402_300_800 else { return formatted(date) }
+        let milliseconds = min(999, Int((time - seconds) * 1000))
+        let whole = Int(seconds)
+        let (days, second) = (whole.floorDivided(by: 86_400), whole.floorModulo(86_400))
+        let (year, month, day) = civil(fromDays: days)
+        return String(unsafeUninitializedCapacity: 24) { text in
+            var at = 0
+            func put(_ value: Int, digits: Int) {
+                var value = value
+                for offset in stride(from: digits - 1, through: 0, by: -1) {
+                    text[at + offset] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                at += digits
+            }
+            func put(_ byte: Unicode.Scalar) {
+                text[at] = UInt8(ascii: byte)
+                at += 1
+            }
+            put(year, digits: 4); put("-"); put(month, digits: 2); put("-"); put(day, digits: 2); put("T")
+            put(second / 3600, digits: 2); put(":"); put(second / 60 % 60, digits: 2); put(":"); put(second % 60, digits: 2)
+            put("."); put(milliseconds, digits: 3); put("Z")
+            return at
+        }
+    }
+
+    /// Foundation's reading of the same format (what `string(from:)` gives outside years 1…9999).
+    static func formatted(_ date: Date) -> String {
         date.addingTimeInterval(0.0005).formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = z.floorDivided(by: 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     public static func date(from string: String) -> Date? {
         if let d = try? Date(string, strategy: .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted)) { return d }
         return try? Date(string, strategy: .iso8601)
+    }
+}
+
+extension Int {
+    /// The quotient rounded towards minus infinity (`-1 / 86_400` is 0; this is -1).
+    func floorDivided(by divisor: Int) -> Int {
+        let (quotient, remainder) = quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? quotient - 1 : quotient
+    }
+
+    /// The remainder of `floorDivided(by:)`, from 0 up to `divisor`.
+    func floorModulo(_ divisor: Int) -> Int {
+        let remainder = self % divisor
+        return remainder < 0 ? remainder + divisor : remainder
     }
 }

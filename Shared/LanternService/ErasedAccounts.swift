@@ -23,11 +23,14 @@ public struct ErasedAccounts: ErasedAccountCheck {
     let streams: StreamNames
     let logger: Logger
     private let known = KnownErased(capacity: 10_000)
+    /// The marks asked while one round trip is out go together in the next (every request asks).
+    private let marks: CoalescedGet
 
     public init(redis: RedisClient, streams: StreamNames, logger: Logger) {
         self.redis = redis
         self.streams = streams
         self.logger = logger
+        self.marks = CoalescedGet(redis: redis)
     }
 
     /// Marks `user` erased for `lifetime` (identity, before erasing the account). Throws when Redis cannot be
@@ -41,12 +44,12 @@ public struct ErasedAccounts: ErasedAccountCheck {
         if known.contains(user) { return true }
         let reply: RedisValue
         do {
-            reply = try await redis.send(["EXISTS", streams.erasedAccount(user)])
+            reply = try await marks.get(streams.erasedAccount(user))
         } catch RedisError.connection(let message) {
             logger.warning("erased accounts unavailable; token allowed", metadata: ["error": "\(message)"])
             return false
         }
-        guard reply.int == 1 else { return false }
+        guard !reply.isNull else { return false }
         known.insert(user)
         return true
     }

@@ -1,5 +1,5 @@
 import Foundation
-import LanternCore
+@testable import LanternCore
 import Testing
 
 @Suite("Configuration")
@@ -130,6 +130,17 @@ struct ProblemTests {
         #expect(RFC3339.string(from: date) == "2026-01-01T12:00:00.123Z")
         #expect(RFC3339.date(from: "2026-01-01T12:00:00.123Z").map { abs($0.timeIntervalSince(date)) < 0.001 } == true)
         #expect(RFC3339.date(from: "2026-01-01T14:00:00+02:00").map { abs($0.timeIntervalSince1970 - 1_767_268_800) < 0.001 } == true)
+        // Written from the numbers, the text is Foundation's ISO 8601 style's: leap days, the turn of centuries,
+        // before 1970, the rounding of milliseconds, and random instants from year 1 to 9999.
+        var samples: [Double] = [0, -0.0004, -0.0006, 0.0004999, 0.9995, 59.9996, 951_782_400, 4_107_542_399.9999, -2_208_988_800,
+                                 -62_135_596_800, 253_402_300_799.999, 1_767_268_800.123, 1_709_164_800.5]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 { samples.append(Double.random(in: -62_135_596_800 ..< 253_402_300_799, using: &generator)) }
+        for _ in 0..<1_000 { samples.append(Double(Int.random(in: 0..<4_102_444_800, using: &generator)) + Double(Int.random(in: 0..<1000)) / 1000) }
+        for seconds in samples {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(RFC3339.string(from: date) == RFC3339.formatted(date), "\(seconds)")
+        }
     }
 
     @Test("the manual clock moves only when told")

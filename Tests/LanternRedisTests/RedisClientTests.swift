@@ -176,4 +176,27 @@ struct RedisClientTests {
             #expect(error?.variable == "REDIS_URL")
         }
     }
+
+    @Test("CoalescedGet: 300 reads at once each get their own key's value; a key set after a read was answered is seen by the next read")
+    func coalescedReads() async throws {
+        try await withClient(size: 2) { redis in
+            for index in stride(from: 0, to: 300, by: 3) {
+                try await redis.send("SET", "\(prefix):mark:\(index)", "v\(index)", "EX", "60")
+            }
+            let reads = CoalescedGet(redis: redis, batch: 16)
+            let answers = try await withThrowingTaskGroup(of: (Int, RedisValue).self) { group in
+                for index in 0..<300 { group.addTask { (index, try await reads.get("\(prefix):mark:\(index)")) } }
+                var answers: [Int: RedisValue] = [:]
+                for try await (index, value) in group { answers[index] = value }
+                return answers
+            }
+            #expect(answers.count == 300)
+            for index in 0..<300 {
+                #expect(answers[index] == (index % 3 == 0 ? bytes("v\(index)") : .null), "key \(index)")
+            }
+            #expect(try await reads.get("\(prefix):late") == .null)
+            try await redis.send("SET", "\(prefix):late", "1", "EX", "60")
+            #expect(try await reads.get("\(prefix):late") == bytes("1"))
+        }
+    }
 }
