@@ -90,9 +90,10 @@ public enum RFC3339 {
         // Half a millisecond added, then truncated: rounded (0.123 is 0.12299… as a Double).
         let time = date.timeIntervalSince1970 + 0.0005
         let seconds = time.rounded(.down)
-        // Years 1…9999 written from the numbers (every response carries dates; the format style costs ten times as
-        // much); anything else by Foundation's ISO 8601 style, as before.
-        guard seconds >= -62_135_596_800, seconds < 253_402_300_800 else { return formatted(date) }
+        // Years 1583…9999 written from the numbers (every response carries dates; the format style costs ten times
+        // as much); anything else by Foundation's ISO 8601 style, as before (it counts days before the Gregorian
+        // reform of 1582 by the Julian calendar).
+        guard seconds >= -12_212_553_600, seconds < 253_402_300_800 else { return formatted(date) }
         let milliseconds = min(999, Int((time - seconds) * 1000))
         let whole = Int(seconds)
         let (days, second) = (whole.floorDivided(by: 86_400), whole.floorModulo(86_400))
@@ -118,7 +119,7 @@ public enum RFC3339 {
         }
     }
 
-    /// Foundation's reading of the same format (what `string(from:)` gives outside years 1…9999).
+    /// Foundation's writing of the same format (what `string(from:)` gives outside years 1583…9999).
     static func formatted(_ date: Date) -> String {
         date.addingTimeInterval(0.0005).formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true).timeSeparator(.colon).timeZone(separator: .omitted))
     }

@@ -131,7 +131,7 @@ struct ProblemTests {
         #expect(RFC3339.date(from: "2026-01-01T12:00:00.123Z").map { abs($0.timeIntervalSince(date)) < 0.001 } == true)
         #expect(RFC3339.date(from: "2026-01-01T14:00:00+02:00").map { abs($0.timeIntervalSince1970 - 1_767_268_800) < 0.001 } == true)
         // Written from the numbers, the text is Foundation's ISO 8601 style's: leap days, the turn of centuries,
-        // before 1970, the rounding of milliseconds, and random instants from year 1 to 9999.
+        // before 1970, the rounding of milliseconds, random instants from year 1 (Julian before 1583) to 9999.
         var samples: [Double] = [0, -0.0004, -0.0006, 0.0004999, 0.9995, 59.9996, 951_782_400, 4_107_542_399.9999, -2_208_988_800,
                                  -62_135_596_800, 253_402_300_799.999, 1_767_268_800.123, 1_709_164_800.5]
         var generator = SystemRandomNumberGenerator()
