@@ -1,5 +1,5 @@
 # Lantern: two commands on a fresh machine — `make up` starts the stack, `make test` runs every test.
-.PHONY: up down test bench fuzz build deploy-files compose-secrets token demo status logs reset client time-travel appstore-purchase appstore-refund
+.PHONY: up down test bench profile fuzz build deploy-files compose-secrets token demo status logs reset client time-travel appstore-purchase appstore-refund
 
 up:    ## install what is missing, start PostgreSQL, Redis and every service; prints the gateway URL
 	@bash scripts/up.sh
@@ -36,6 +36,9 @@ test:  ## run all tests against their own PostgreSQL and Redis
 
 bench: ## build release binaries and run the benchmarks of docs/benchmarks.md
 	@bash scripts/bench.sh
+
+profile: ## where GET /v1/me's CPU goes, by process and function (perf, callgrind); results in .lantern/profile/
+	@bash scripts/profile.sh
 
 fuzz:  ## every parser of untrusted bytes under libFuzzer + AddressSanitizer, FUZZ_SECONDS each (default 600); summary in .lantern/fuzz/results.txt
 	@bash scripts/fuzz.sh

@@ -188,6 +188,28 @@ run_wrk nginx http://127.0.0.1:18090/v1/me
 # Unloaded latency (one connection): what the gateway hop itself adds.
 run_wrk identity-direct-1conn http://127.0.0.1:18081/v1/me 1
 run_wrk gateway-1conn http://127.0.0.1:18080/v1/me 1
+# The floors of issue #45, in the same run: H, a bare Hummingbird server's CPU per request (lantern-bench
+# hello-server, the same server stack, a fixed body), and B, PostgreSQL's cost of one prepared key lookup (pgbench -S
+# -M prepared, 16 clients, on the same server: two cores ÷ its rate).
+"$BIN/lantern-bench" hello-server --port 18097 > "$STATE/bench/hello.log" 2>&1 & PIDS+=($!); HELLO_PID=$!
+wait_http http://127.0.0.1:18097/health/live 30 || die "the hello server did not start"
+run_wrk hello http://127.0.0.1:18097/v1/me
+kill -TERM "$HELLO_PID" 2>/dev/null || true
+psql_url "$ADMIN_URL" "DROP DATABASE IF EXISTS lantern_pgbench WITH (FORCE)"
+psql_url "$ADMIN_URL" "CREATE DATABASE lantern_pgbench"
+PGPASSWORD="$PG_PASSWORD" "$(pg_bindir)/pgbench" -h 127.0.0.1 -p "$PG_PORT" -U postgres -i -q -s 10 lantern_pgbench > /dev/null 2>&1
+PGPASSWORD="$PG_PASSWORD" "$(pg_bindir)/pgbench" -h 127.0.0.1 -p "$PG_PORT" -U postgres -S -M prepared -c 16 -j 2 -T "${DURATION%s}" lantern_pgbench \
+  > "$STATE/bench/pgbench.txt" 2>&1 || warn "pgbench failed (see $STATE/bench/pgbench.txt)"
+PGBENCH_TPS=$(awk '/^tps = / {print $3; exit}' "$STATE/bench/pgbench.txt")
+echo "pgbench.select tps=${PGBENCH_TPS:-0} B=$(awk -v t="${PGBENCH_TPS:-0}" 'BEGIN { printf "%.1f", (t > 0 ? 2e6 / t : 0) }')µs" | tee -a "$OUT"
+# The targets' ratios, from this run's figures (cpu.<run> … <process>=<µs>µs).
+cpu_of() { awk -v run="cpu.$1" -v process="$2" '$1 == run { for (i = 2; i <= NF; i++) if (index($i, process "=") == 1) { v = substr($i, length(process) + 2); sub("µs", "", v); print v } }' "$OUT"; }
+rps_of() { awk -v run="http.$1" '$1 == run { sub("rps=", "", $2); print $2 }' "$OUT"; }
+H=$(cpu_of hello lantern-bench); B=$(awk -v t="${PGBENCH_TPS:-0}" 'BEGIN { print (t > 0 ? 2e6 / t : 0) }')
+awk -v identity="$(cpu_of identity-direct identity)" -v postgres="$(cpu_of identity-direct postgres)" -v gateway="$(cpu_of gateway gateway)" \
+    -v h="$H" -v b="$B" -v through="$(rps_of gateway)" -v nginx="$(rps_of nginx)" 'BEGIN {
+  printf "ratios.floor H=%sµs B=%.1fµs identity/H=%.2f postgres/B=%.2f gateway/H=%.2f gateway-rps/nginx-rps=%.2f\n",
+    h, b, (h > 0 ? identity / h : 0), (b > 0 ? postgres / b : 0), (h > 0 ? gateway / h : 0), (nginx > 0 ? through / nginx : 0) }' | tee -a "$OUT"
 fi
 
 # Instructions per proxied request: the gateway and nginx each under callgrind (instruction counts do not move with
