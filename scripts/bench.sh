@@ -136,9 +136,19 @@ run_wrk() {
   say "wrk $name: $connections connections, $DURATION"
   # CPU time per request of each process (scripts/bench/cpu.py): where a write's extra cost goes next to the floor's.
   python3 "$ROOT/scripts/bench/cpu.py" snapshot "$STATE/bench/cpu-$name.before"
-  local TIMEFORMAT="%U %S"
+  local TIMEFORMAT="%U %S" perf=""
+  # BENCH_PERF=1: each run under `perf record -a -g` too (the whole machine), its functions by process in
+  # perf-<run>.txt (as make profile writes them); the figures of such a run include perf's own cost.
+  if [ -n "${BENCH_PERF:-}" ]; then
+    perf record -a -g -F 999 -o "$STATE/bench/perf-$name.data" -- sleep "${DURATION%s}" 2> /dev/null & perf=$!
+  fi
   { time wrk -t1 -c"$connections" -d"$DURATION" --latency -s "$ROOT/scripts/bench/$script" "$url" > "$STATE/bench/wrk-$name.txt"; } \
     2> "$STATE/bench/wrk-$name.err"
+  if [ -n "$perf" ]; then
+    wait "$perf" || true
+    perf report -i "$STATE/bench/perf-$name.data" --no-children --sort comm,dso,symbol --percent-limit 0.3 --stdio 2> /dev/null \
+      | grep -E '^ +[0-9]' > "$STATE/bench/perf-$name.txt" || true
+  fi
   head -n -1 "$STATE/bench/wrk-$name.err" >&2  # wrk's own complaints; the last line is its CPU time
   python3 "$ROOT/scripts/bench/cpu.py" snapshot "$STATE/bench/cpu-$name.after"
   local rps p50 p99 non2xx

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # make profile: where the CPU of one request goes, by process and by function (docs/benchmarks.md, "The cost of a
 # request"). Release binaries (as make bench), a private PostgreSQL with pg_stat_statements and Redis, identity and the
-# gateway; then for each target of PROFILE_TARGETS (default: identity-direct,gateway,hello):
+# gateway; then for each target of PROFILE_TARGETS (default: all of identity-direct, gateway, hello and their
+# -callgrind runs):
 #   wrk at 64 connections for PROFILE_SECONDS (10) under `perf record -a -g` (the whole machine: every process of the
 #   request path, the kernel included), and writes to .lantern/profile/:
 #     <target>.wrk.txt    wrk's figures
 #     <target>.cpu.txt    CPU per request by process (scripts/bench/cpu.py)
 #     <target>.perf.txt   each process's functions by their own share of its samples (perf report --no-children)
 #     <target>.pg.txt     the statements PostgreSQL ran, with calls and mean time (pg_stat_statements)
+#   and for the -callgrind targets, <target>.callgrind.txt: instructions per request by function (see callgrind below).
 # PROFILE_NO_BUILD=1 uses the release binaries as they are. perf needs kernel.perf_event_paranoid ≤ 1 or root.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/services.sh"
@@ -15,7 +17,7 @@ source "$(dirname "$0")/services.sh"
 PG_PORT="${LANTERN_PROFILE_PG_PORT:-54341}"
 REDIS_PORT="${LANTERN_PROFILE_REDIS_PORT:-63811}"
 SECONDS_EACH="${PROFILE_SECONDS:-10}"
-TARGETS=",${PROFILE_TARGETS:-identity-direct,gateway,hello,identity-callgrind,hello-callgrind},"
+TARGETS=",${PROFILE_TARGETS:-identity-direct,gateway,hello,identity-callgrind,gateway-callgrind,hello-callgrind},"
 OUT="$STATE/profile"
 mkdir -p "$OUT"
 
@@ -116,5 +118,7 @@ callgrind() {
   head -n 1 "$OUT/$name.callgrind.txt"
 }
 callgrind identity-callgrind 28097 "$BIN/identity"
+# The gateway under callgrind proxies to the identity above (IDENTITY_URL), which runs as usual.
+callgrind gateway-callgrind 28099 "$BIN/gateway"
 callgrind hello-callgrind 28098 "$BIN/lantern-bench" hello-server --port 28098
 say "profiles in $OUT (<target>.perf.txt, .cpu.txt, .pg.txt); perf report -i $OUT/<target>.perf.data for call graphs"

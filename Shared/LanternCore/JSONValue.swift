@@ -87,15 +87,16 @@ extension JSONDecoder {
 public enum RFC3339 {
     /// `2026-01-01T12:00:00.123Z`: UTC, milliseconds rounded.
     public static func string(from date: Date) -> String {
-        // Half a millisecond added, then truncated: rounded (0.123 is 0.12299… as a Double).
-        let time = date.timeIntervalSince1970 + 0.0005
+        // Half a millisecond added, then truncated: rounded (0.123 is 0.12299… as a Double). Counted from 2001 as
+        // `Date` keeps it and Foundation reads it, so that the same bits round the same way.
+        let time = date.timeIntervalSinceReferenceDate + 0.0005
         let seconds = time.rounded(.down)
         // Years 1583…9999 written from the numbers (every response carries dates; the format style costs ten times
         // as much); anything else by Foundation's ISO 8601 style, as before (it counts days before the Gregorian
         // reform of 1582 by the Julian calendar).
-        guard seconds >= -12_212_553_600, seconds < 253_402_300_800 else { return formatted(date) }
-        let milliseconds = min(999, Int((time - seconds) * 1000))
-        let whole = Int(seconds)
+        guard seconds >= -13_190_860_800, seconds < 252_423_993_600 else { return formatted(date) }
+        let milliseconds = min(999, Int((time - seconds) * 1_000_000_000) / 1_000_000)
+        let whole = Int(seconds) + 978_307_200
         let (days, second) = (whole.floorDivided(by: 86_400), whole.floorModulo(86_400))
         let (year, month, day) = civil(fromDays: days)
         return String(unsafeUninitializedCapacity: 24) { text in

@@ -59,6 +59,10 @@ public struct JSONResponse<Value: Encodable & Sendable>: ResponseGenerator, Send
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
+        // A type that writes its own JSON (the same bytes) skips Codable's runtime.
+        if let writable = value as? any JSONWritable {
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: writable.jsonBytes)))
+        }
         let data = try JSONEncoder.lantern.encode(value)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

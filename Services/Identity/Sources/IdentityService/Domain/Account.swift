@@ -17,6 +17,23 @@ public struct User: Codable, Sendable, Equatable {
     public var updatedAt: Date
 }
 
+/// `GET /v1/me` answers every request of the floor with this: written directly (`JSONWritingTests`).
+extension User: JSONWritable {
+    public func writeJSON(to writer: inout JSONWriter) {
+        writer.object { json in
+            json.member("app", app)
+            json.member("createdAt", createdAt)
+            json.member("displayName", displayName)
+            json.member("email", email)
+            json.member("id", id)
+            json.member("locale", locale)
+            json.member("signInMethods", signInMethods)
+            json.member("timeZone", timeZone)
+            json.member("updatedAt", updatedAt)
+        }
+    }
+}
+
 public struct Device: Codable, Sendable, Equatable {
     public var deviceId: String
     public var app: String
