@@ -35,6 +35,7 @@ public final class DatabaseWatch: DependencyWatch, Service {
         self.port = configuration.port
         var configuration = configuration
         configuration.options.maximumConnections = 1
+        configuration.options.minimumConnections = 0
         configuration.options.connectTimeout = timeout
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.interval = interval

@@ -191,9 +191,10 @@ struct DatabaseTests {
         #expect(configuration.username == "app")
         #expect(configuration.password == "p@ss")
         #expect(configuration.database == "lantern")
-        #expect(configuration.options.maximumConnections == 7)
+        #expect(configuration.options.maximumConnections == 7 && configuration.options.minimumConnections == 7)
         let defaults = try PostgresClient.Configuration.lantern(url: "postgres://app@localhost")
         #expect(defaults.port == 5432)
+        #expect(defaults.options.minimumConnections == 0 && defaults.options.keepAliveBehavior == nil)
         #expect(defaults.database == nil)
 
         for bad in ["mysql://app@localhost/lantern", "not a url", "postgres://localhost/lantern", "postgres://app:secret@/lantern",
