@@ -40,13 +40,14 @@ public struct OutageBackstop<Inner: HTTPResponder>: HTTPResponder where Inner.Co
         guard !watches.isEmpty else { return try await inner.respond(to: request, context: context) }
         let answer = FirstAnswer()
         let inner = self.inner
+        // Listed before its task starts: an outage the watcher sees from here on cancels it (at once if the task starts
+        // after), and one that began before is refused by the router's own check at the door (`OutageMiddleware`).
+        let id = inFlight.add(answer: answer, request: request, logger: context.logger)
+        defer { inFlight.remove(id) }
         let handler = Task {
             do { answer.offer(.success(try await inner.respond(to: request, context: context))) } catch { answer.offer(.failure(error)) }
         }
-        // Listed after the task exists and before anything waits: an outage that began before this line is seen by
-        // the router's own check at the door (`OutageMiddleware`), one after it by the watcher.
-        let id = inFlight.add(.init(handler: handler, answer: answer, request: request, logger: context.logger))
-        defer { inFlight.remove(id) }
+        inFlight.attach(handler, to: id)
         return try await withTaskCancellationHandler {
             try await answer.value()
         } onCancel: {
@@ -54,31 +55,49 @@ public struct OutageBackstop<Inner: HTTPResponder>: HTTPResponder where Inner.Co
             answer.offer(.failure(CancellationError()))
         }
     }
-
 }
 
 /// The requests an `OutageBackstop` is answering, by a number of their own.
 final class InFlightRequests: Sendable {
     struct Entry: Sendable {
-        let handler: Task<Void, Never>
         let answer: FirstAnswer
         let request: Request
         let logger: Logger
+        /// Its task, once started.
+        var handler: Task<Void, Never>?
+        /// Cancelled by an outage: a task attached later is cancelled as it is attached.
+        var cancelled = false
     }
 
     private let state = Mutex<(next: UInt64, entries: [UInt64: Entry])>((0, [:]))
 
-    func add(_ entry: Entry) -> UInt64 {
+    func add(answer: FirstAnswer, request: Request, logger: Logger) -> UInt64 {
         state.withLock { state in
             state.next &+= 1
-            state.entries[state.next] = entry
+            state.entries[state.next] = Entry(answer: answer, request: request, logger: logger)
             return state.next
         }
     }
 
+    func attach(_ handler: Task<Void, Never>, to id: UInt64) {
+        let cancelled = state.withLock { state -> Bool in
+            state.entries[id]?.handler = handler
+            return state.entries[id]?.cancelled == true
+        }
+        if cancelled { handler.cancel() }
+    }
+
     func remove(_ id: UInt64) { state.withLock { _ = $0.entries.removeValue(forKey: id) } }
 
-    var all: [Entry] { state.withLock { Array($0.entries.values) } }
+    /// Cancels every request listed (and marks them, for a task not attached yet); returns them.
+    func cancelAll() -> [Entry] {
+        let entries = state.withLock { state -> [Entry] in
+            for id in state.entries.keys { state.entries[id]?.cancelled = true }
+            return Array(state.entries.values)
+        }
+        for entry in entries { entry.handler?.cancel() }
+        return entries
+    }
 }
 
 /// Waits for an outage of any watch; when one begins, cancels every request in flight at once (their routers answer
@@ -95,8 +114,7 @@ public struct OutageWatcher: Service {
             while !Task.isCancelled {
                 await Self.waitUntilAnyDown(watches)
                 guard !Task.isCancelled, let down = watches.first(where: \.isDown) else { continue }
-                let caught = inFlight.all
-                for entry in caught { entry.handler.cancel() }
+                let caught = inFlight.cancelAll()
                 try? await Task.sleep(for: grace)
                 for entry in caught where entry.answer.offer(.success(Self.outageResponse(down.outageProblem, request: entry.request))) {
                     entry.logger.warning("request left behind: no answer after the outage", metadata: [

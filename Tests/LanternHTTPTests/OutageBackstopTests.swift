@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import LanternCore
-import LanternHTTP
+@testable import LanternHTTP
 import LanternTestSupport
 import Synchronization
 import Testing
@@ -79,5 +79,23 @@ struct OutageBackstopTests {
             try expectOutage(response)
             #expect(response.headers[.requestID]?.isEmpty == false)
         }
+    }
+
+    @Test("a request listed but not yet started when the outage is seen is cancelled as its task starts; one started before is cancelled at once")
+    func listedBeforeStarted() async throws {
+        let requests = InFlightRequests()
+        let request = Request(head: .init(method: .get, scheme: "http", authority: "localhost", path: "/late"), body: .init(buffer: ByteBuffer()))
+        let early = requests.add(answer: FirstAnswer(), request: request, logger: TestEnvironment.logger)
+        let running = Task<Void, Never> { try? await Task.sleep(for: .seconds(3600)) }
+        requests.attach(running, to: early)
+        let late = requests.add(answer: FirstAnswer(), request: request, logger: TestEnvironment.logger)
+        #expect(requests.cancelAll().count == 2)
+        #expect(running.isCancelled)
+        let starting = Task<Void, Never> { try? await Task.sleep(for: .seconds(3600)) }
+        requests.attach(starting, to: late)
+        #expect(starting.isCancelled)
+        requests.remove(early)
+        requests.remove(late)
+        #expect(requests.cancelAll().isEmpty)
     }
 }
