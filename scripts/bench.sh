@@ -212,6 +212,28 @@ PGPASSWORD="$PG_PASSWORD" "$(pg_bindir)/pgbench" -h 127.0.0.1 -p "$PG_PORT" -U p
   > "$STATE/bench/pgbench.txt" 2>&1 || warn "pgbench failed (see $STATE/bench/pgbench.txt)"
 PGBENCH_TPS=$(awk '/^tps = / {print $3; exit}' "$STATE/bench/pgbench.txt")
 echo "pgbench.select tps=${PGBENCH_TPS:-0} B=$(awk -v t="${PGBENCH_TPS:-0}" 'BEGIN { printf "%.1f", (t > 0 ? 2e6 / t : 0) }')µs" | tee -a "$OUT"
+# BENCH_BASELINE_BIN=<folder of release binaries of another commit> (scripts/bench-baseline.sh builds one): that
+# commit's identity and gateway beside this one's, on a database and a Redis database of their own, and the floor
+# through each gateway in turns (this, that, this, that): an A/B of the same run.
+if [ -n "${BENCH_BASELINE_BIN:-}" ]; then
+  psql_url "$ADMIN_URL" "DROP DATABASE IF EXISTS lantern_bench_base WITH (FORCE)"
+  psql_url "$ADMIN_URL" "CREATE DATABASE lantern_bench_base"
+  BASE_ENV=(DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/lantern_bench_base?pool=8"
+            REDIS_URL="redis://127.0.0.1:$REDIS_PORT/1" IDENTITY_URL=http://127.0.0.1:18181)
+  env "${BASE_ENV[@]}" HTTP_PORT=18181 OPS_PORT=19181 "$BENCH_BASELINE_BIN/identity" > "$STATE/bench/identity-base.log" 2>&1 & PIDS+=($!)
+  wait_http http://127.0.0.1:19181/health/ready 60 || die "the baseline identity did not start (see $STATE/bench/identity-base.log)"
+  env "${BASE_ENV[@]}" HTTP_PORT=18180 OPS_PORT=19180 "$BENCH_BASELINE_BIN/gateway" > "$STATE/bench/gateway-base.log" 2>&1 & PIDS+=($!)
+  wait_http http://127.0.0.1:19180/health/ready 60 || die "the baseline gateway did not start (see $STATE/bench/gateway-base.log)"
+  BASE_TOKEN=$(curl -fsS -X POST http://127.0.0.1:18180/v1/auth/device -H 'Content-Type: application/json' \
+    -d "{\"deviceId\":\"$(cat /proc/sys/kernel/random/uuid)\",\"app\":\"luckyday\"}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["accessToken"])')
+  TOKEN="$BASE_TOKEN" wrk -t1 -c8 -d3s -s "$ROOT/scripts/bench/bearer.lua" http://127.0.0.1:18180/v1/me > /dev/null
+  for turn in 1 2; do
+    run_wrk "gateway-ab$turn" http://127.0.0.1:18080/v1/me
+    TOKEN="$BASE_TOKEN" run_wrk "gateway-base-ab$turn" http://127.0.0.1:18180/v1/me
+  done
+  awk '$1 ~ /^http\.gateway-ab[12]$/ { sub("rps=", "", $2); now += $2 } $1 ~ /^http\.gateway-base-ab[12]$/ { sub("rps=", "", $2); base += $2 }
+       END { printf "ab.floor this=%.0f baseline=%.0f ratio=%.2f (GET /v1/me through each gateway, mean of two turns)\n", now / 2, base / 2, (base > 0 ? now / base : 0) }' "$OUT" | tee -a "$OUT"
+fi
 # The targets' ratios, from this run's figures (cpu.<run> … <process>=<µs>µs).
 cpu_of() { awk -v run="cpu.$1" -v process="$2" '$1 == run { for (i = 2; i <= NF; i++) if (index($i, process "=") == 1) { v = substr($i, length(process) + 2); sub("µs", "", v); print v } }' "$OUT"; }
 rps_of() { awk -v run="http.$1" '$1 == run { sub("rps=", "", $2); print $2 }' "$OUT"; }
