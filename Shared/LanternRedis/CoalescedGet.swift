@@ -68,8 +68,8 @@ public final class CoalescedGet: Sendable {
             for rider in riders { rider.turn.resume(throwing: error) }
             throw error
         }
+        // An error reply was thrown by `send` above: these are values or nulls.
         for (rider, value) in zip(riders, values.dropFirst()) { rider.turn.resume(returning: .answered(value)) }
-        if case .error(let message) = values[0] { throw RedisError.server(message) }
         return values[0]
     }
 
