@@ -219,7 +219,7 @@ let package = Package(
         ),
         .target(
             name: "LanternTokens",
-            dependencies: ["LanternContracts", "LanternCore", jwt, crypto, httpClient, logging, nioFoundation],
+            dependencies: ["LanternContracts", "LanternCore", jwt, crypto, httpClient, logging, nioCore, nioFoundation],
             path: "Shared/LanternTokens",
             swiftSettings: strict
         ),
@@ -269,7 +269,7 @@ let package = Package(
         .target(
             name: "LanternService",
             dependencies: ["LanternContracts", "LanternCore", "LanternDatabase", "LanternEvents", "LanternHTTP",
-                           "LanternObjectStorage", "LanternRedis", "LanternTokens", nioFoundation, hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
+                           "LanternObjectStorage", "LanternRedis", "LanternTokens", nioCore, nioFoundation, hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"),
                            postgres, .product(name: "_ConnectionPoolModule", package: "postgres-nio"), httpClient, lifecycle, logging, metrics],
             path: "Shared/LanternService",
             swiftSettings: strict

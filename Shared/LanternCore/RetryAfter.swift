@@ -19,9 +19,29 @@ public enum RetryAfter {
 }
 
 /// HTTP's date format, IMF-fixdate (RFC 9110 §5.6.7: `Sun, 06 Nov 1994 08:49:37 GMT`): what `Retry-After` and `Date`
-/// carry. One formatter per call: `DateFormatter` is not `Sendable`, and these are rare (a retry, a development stack).
+/// carry. Written from the numbers (every answer of the gateway's proxy carries one); read with one formatter per
+/// call: `DateFormatter` is not `Sendable`, and reading is rare (a retry).
 public enum HTTPDate {
-    public static func string(from date: Date) -> String { formatter().string(from: date) }
+    public static func string(from date: Date) -> String {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        // Gregorian years only (1583 to 9999): before 1583 the formatter's calendar is Julian.
+        guard seconds >= -12_212_553_600, seconds < 253_402_300_800 else { return formatter().string(from: date) }
+        return string(secondsSince1970: Int(seconds))
+    }
+
+    static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// IMF-fixdate of a whole second (proleptic Gregorian, years 1 to 9999).
+    public static func string(secondsSince1970 seconds: Int) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let second = seconds - days * 86_400
+        let (year, month, day) = RFC3339.civil(fromDays: days)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        let weekday = weekdays[((days % 7) + 7) % 7]
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return "\(weekday), \(two(day)) \(months[month - 1]) \(yearText) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60)) GMT"
+    }
 
     public static func date(from text: String) -> Date? { formatter().date(from: text) }
 

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import Hummingbird
+import Logging
 import Metrics
 import Prometheus
 import Synchronization
@@ -125,23 +126,30 @@ public struct RequestMetrics<Context: RequestContext>: RouterMiddleware {
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
-        let inFlight = HTTPMetricHandles.inFlight
-        inFlight.increment()
-        defer { inFlight.decrement() }
+        RequestRecord.started()
         do {
             let response = try await next(request, context)
-            record(request, context: context, status: response.status.code, since: started)
+            RequestRecord.answered(route: context.endpointPath, method: request.method.rawValue, status: response.status.code,
+                                   since: started, logger: context.logger)
             return response
         } catch {
             // Outside ProblemMiddleware, which answers every error: what still arrives here is the server's fault.
-            record(request, context: context, status: 500, since: started)
+            RequestRecord.answered(route: context.endpointPath, method: request.method.rawValue, status: 500, since: started,
+                                   logger: context.logger)
             throw error
         }
     }
+}
 
-    func record(_ request: Request, context: Context, status: Int, since started: ContinuousClock.Instant) {
-        let route = context.endpointPath ?? "unmatched"
-        let method = request.method.rawValue
+/// What `RequestMetrics` records of each request, for any HTTP stack that answers requests of its own (the
+/// gateway's proxy handler): the in-flight gauge, the counter and timer by route template, the access line.
+public enum RequestRecord {
+    public static func started() { HTTPMetricHandles.inFlight.increment() }
+
+    /// - Parameter route: the route template; nil: `unmatched`.
+    public static func answered(route: String?, method: String, status: Int, since started: ContinuousClock.Instant, logger: Logger) {
+        HTTPMetricHandles.inFlight.decrement()
+        let route = route ?? "unmatched"
         let handles = HTTPMetricHandles.shared.handles(route: route, method: method, status: status)
         handles.requests.increment()
         let elapsed = ContinuousClock.now - started
@@ -149,7 +157,7 @@ public struct RequestMetrics<Context: RequestContext>: RouterMiddleware {
         handles.duration.recordNanoseconds(nanoseconds)
         // The access line: one per request at info (liveness probes aside), in the request's trace.
         guard route != "/health/live" else { return }
-        context.logger.info("request", metadata: ["route": .string(route), "method": .string(method), "status": .stringConvertible(status),
+        logger.info("request", metadata: ["route": .string(route), "method": .string(method), "status": .stringConvertible(status),
                                                   "ms": .string(String(format: "%.1f", Double(nanoseconds) / 1e6))])
     }
 }

@@ -78,9 +78,14 @@ extension Problem {
     public func response() -> Response {
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: body()))
+    }
+
+    /// The problem's JSON, as every answer carries it (the gateway's proxy handler writes it itself).
+    public func body() -> ByteBuffer {
         let data = (try? JSONEncoder.lantern.encode(self)) ?? Data(#"{"status":500}"#.utf8)
         ProblemRecorder.record(data)
-        return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return ByteBuffer(bytes: data)
     }
 }
 

@@ -18,12 +18,7 @@ public struct RequestIDMiddleware: RouterMiddleware {
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let id: String
-        if let incoming = request.headers[.requestID], Self.isSane(incoming) {
-            id = incoming
-        } else {
-            id = UUID().lowercased
-        }
+        let id = Self.id(from: request.headers[.requestID])
         context.requestID = id
         // One request id per line: ours (the one the response and the services carry), not Hummingbird's own too.
         context.logger[metadataKey: "hb.request.id"] = nil
@@ -31,6 +26,12 @@ public struct RequestIDMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         response.headers[.requestID] = id
         return response
+    }
+
+    /// The caller's id if sane, else a new one.
+    public static func id(from incoming: String?) -> String {
+        if let incoming, isSane(incoming) { return incoming }
+        return UUID().lowercased
     }
 
     static func isSane(_ id: String) -> Bool {

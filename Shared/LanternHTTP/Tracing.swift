@@ -53,6 +53,12 @@ public struct HTTPHeadersInjector: Injector {
     public func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) { carrier.replaceOrAdd(name: key, value: value) }
 }
 
+/// `traceparent` from the head of a request the gateway's proxy handler answers (NIO's fields, not HTTPTypes').
+public struct HTTPHeadersExtractor: Extractor {
+    public init() {}
+    public func extract(key name: String, from carrier: HTTPHeaders) -> String? { carrier.first(name: name) }
+}
+
 /// A server span per request, continuing the caller's W3C `traceparent`: what Hummingbird's `TracingMiddleware`
 /// does, with its attributes written only when the span records. Unrecorded (no exporter configured, or a caller
 /// that did not sample) a span still gives the request its trace and span ids, which the logs and the calls it makes

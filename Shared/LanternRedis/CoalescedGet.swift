@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// `GET` for many callers at once: the keys asked while one round trip is out go together in the next `MGET`.
@@ -6,16 +7,17 @@ import Synchronization
 /// to its thread and back and a round trip, and under load dozens of requests ask at the same moment. A caller's
 /// key is only ever sent in a round trip that leaves after it asked, so every answer is at least as new as the
 /// question — nothing is cached. The first caller while none is out sends at once; the others wait, and when the
-/// round trip is back the first of them sends the next one, with every key asked meanwhile (at most `batch`).
+/// round trip is back the next one leaves from the client's thread with every key asked meanwhile (at most
+/// `batch`).
+///
+/// Callbacks are the mechanism (no task, no hop to a caller's executor before the next round trip leaves); the
+/// async and event-loop forms are made of it.
 public final class CoalescedGet: Sendable {
-    private enum Turn {
-        case answered(RedisValue)
-        case send
-    }
+    public typealias Completion = @Sendable (Result<RedisValue, any Error>) -> Void
 
     private struct Waiter {
         let key: String
-        let turn: CheckedContinuation<Turn, any Error>
+        let completion: Completion
     }
 
     private let redis: RedisClient
@@ -30,47 +32,55 @@ public final class CoalescedGet: Sendable {
 
     /// The value of `key` (`.bulk`) or `.null`, read after this call began.
     public func get(_ key: String) async throws -> RedisValue {
-        let turn = try await withCheckedThrowingContinuation { (turn: CheckedContinuation<Turn, any Error>) in
-            let sendNow = state.withLock { state -> Bool in
-                guard state.sending else {
-                    state.sending = true
-                    return true
-                }
-                state.waiting.append(Waiter(key: key, turn: turn))
-                return false
-            }
-            if sendNow { turn.resume(returning: .send) }
-        }
-        if case .answered(let value) = turn { return value }
-        return try await send(key)
+        try await withCheckedThrowingContinuation { reply in get(key) { reply.resume(with: $0) } }
     }
 
-    /// Sends `key` with the keys waiting, answers them, then gives the turn to the next waiter (or ends it).
-    private func send(_ key: String) async throws -> RedisValue {
-        let riders = state.withLock { state -> [Waiter] in
+    /// The same, completing on `eventLoop`.
+    public func get(_ key: String, on eventLoop: any EventLoop) -> EventLoopFuture<RedisValue> {
+        let promise = eventLoop.makePromise(of: RedisValue.self)
+        get(key) { promise.completeWith($0) }
+        return promise.futureResult
+    }
+
+    /// The same, calling `completion` on the Redis client's thread (or at once on the caller's, when it sends).
+    public func get(_ key: String, completion: @escaping Completion) {
+        let waiter = Waiter(key: key, completion: completion)
+        let sendNow = state.withLock { state -> Bool in
+            guard state.sending else {
+                state.sending = true
+                return true
+            }
+            state.waiting.append(waiter)
+            return false
+        }
+        if sendNow { send(first: waiter) }
+    }
+
+    /// Sends `first` with the keys waiting, answers them all, then sends for the next waiters (or ends the turn).
+    private func send(first: Waiter) {
+        let round = state.withLock { state -> [Waiter] in
             let count = min(state.waiting.count, batch - 1)
             defer { state.waiting.removeFirst(count) }
-            return Array(state.waiting.prefix(count))
+            return [first] + state.waiting.prefix(count)
         }
-        defer { passTurn() }
-        let values: [RedisValue]
-        do {
-            if riders.isEmpty {
-                values = [try await redis.send(["GET", key])]
-            } else {
-                let reply = try await redis.send(["MGET", key] + riders.map(\.key))
-                guard let array = reply.array, array.count == riders.count + 1 else {
-                    throw RedisError.unexpectedReply("MGET of \(riders.count + 1) keys answered \(reply)")
+        let command = round.count == 1 ? ["GET", first.key] : ["MGET"] + round.map(\.key)
+        redis.send(command) { [self] result in
+            switch result {
+            case .success(let reply) where round.count == 1:
+                first.completion(.success(reply))
+            case .success(let reply):
+                // An error reply was thrown by `send`: these are values or nulls.
+                if let values = reply.array, values.count == round.count {
+                    for (waiter, value) in zip(round, values) { waiter.completion(.success(value)) }
+                } else {
+                    let error = RedisError.unexpectedReply("MGET of \(round.count) keys answered \(reply)")
+                    for waiter in round { waiter.completion(.failure(error)) }
                 }
-                values = array
+            case .failure(let error):
+                for waiter in round { waiter.completion(.failure(error)) }
             }
-        } catch {
-            for rider in riders { rider.turn.resume(throwing: error) }
-            throw error
+            passTurn()
         }
-        // An error reply was thrown by `send` above: these are values or nulls.
-        for (rider, value) in zip(riders, values.dropFirst()) { rider.turn.resume(returning: .answered(value)) }
-        return values[0]
     }
 
     private func passTurn() {
@@ -81,6 +91,6 @@ public final class CoalescedGet: Sendable {
             }
             return state.waiting.removeFirst()
         }
-        next?.turn.resume(returning: .send)
+        if let next { send(first: next) }
     }
 }

@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import NIOPosix
 import Synchronization
 
@@ -30,13 +31,33 @@ public final class RedisClient: Sendable {
     /// Sends a command, e.g. `["XADD", stream, "*", "event", json]`.
     @discardableResult
     public func send(_ arguments: [String]) async throws -> RedisValue {
-        try await pool.runIfActive { [self] in
+        try await withCheckedThrowingContinuation { reply in send(arguments) { reply.resume(with: $0) } }
+    }
+
+    /// Sends a command and completes on `eventLoop`: for a caller that lives on an event loop (the gateway's proxy
+    /// handler), which would otherwise need a task per call.
+    public func send(_ arguments: [String], on eventLoop: any EventLoop) -> EventLoopFuture<RedisValue> {
+        let promise = eventLoop.makePromise(of: RedisValue.self)
+        send(arguments) { promise.completeWith($0) }
+        return promise.futureResult
+    }
+
+    /// Sends a command and calls `completion` with its reply on the client's thread: what the async and the
+    /// future forms are made of.
+    public func send(_ arguments: [String], completion: @escaping @Sendable (Result<RedisValue, any Error>) -> Void) {
+        pool.submit { [self] state in
+            guard case .active = state else {
+                completion(.failure(RedisError.connection("the Redis client is shut down")))
+                return
+            }
             // The pool runs at most `size` jobs at once and each holds one connection, so one is always free.
             guard let connection = self.idle.withLock({ $0.popLast() }) else {
-                throw RedisError.connection("no idle connection")
+                completion(.failure(RedisError.connection("no idle connection")))
+                return
             }
-            defer { self.idle.withLock { $0.append(connection) } }
-            return try connection.send(arguments)
+            let result = Result { try connection.send(arguments) }
+            self.idle.withLock { $0.append(connection) }
+            completion(result)
         }
     }
 

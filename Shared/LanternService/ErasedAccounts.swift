@@ -3,6 +3,7 @@ import LanternContracts
 import LanternRedis
 import LanternTokens
 import Logging
+import NIOCore
 import Synchronization
 
 /// Accounts deleted while their access tokens still live, marked in Redis (`lantern.erased.<user>`), which every
@@ -41,17 +42,30 @@ public struct ErasedAccounts: ErasedAccountCheck {
     }
 
     public func isErased(_ user: String) async throws -> Bool {
-        if known.contains(user) { return true }
-        let reply: RedisValue
-        do {
-            reply = try await marks.get(streams.erasedAccount(user))
-        } catch RedisError.connection(let message) {
-            logger.warning("erased accounts unavailable; token allowed", metadata: ["error": "\(message)"])
-            return false
+        try await withCheckedThrowingContinuation { answer in isErased(user) { answer.resume(with: $0) } }
+    }
+
+    public func isErased(_ user: String, on eventLoop: any EventLoop) -> EventLoopFuture<Bool> {
+        let promise = eventLoop.makePromise(of: Bool.self)
+        isErased(user) { promise.completeWith($0) }
+        return promise.futureResult
+    }
+
+    /// The check itself, answering on Redis's thread: the async and event-loop forms are made of it.
+    func isErased(_ user: String, completion: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
+        if known.contains(user) { return completion(.success(true)) }
+        marks.get(streams.erasedAccount(user)) { [known, logger] result in
+            switch result {
+            case .success(let reply):
+                if !reply.isNull { known.insert(user) }
+                completion(.success(!reply.isNull))
+            case .failure(RedisError.connection(let message)):
+                logger.warning("erased accounts unavailable; token allowed", metadata: ["error": "\(message)"])
+                completion(.success(false))
+            case .failure(let error):
+                completion(.failure(error))
+            }
         }
-        guard !reply.isNull else { return false }
-        known.insert(user)
-        return true
     }
 }
 

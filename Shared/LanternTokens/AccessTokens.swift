@@ -5,6 +5,7 @@ import JWTKit
 import LanternContracts
 import LanternCore
 import Logging
+import NIOCore
 import Synchronization
 
 /// Signs access and service tokens with an Ed25519 key (EdDSA), and publishes the public half as a JWK set.
@@ -123,6 +124,29 @@ public struct AccessTokenVerifier: Sendable {
         return claims
     }
 
+    /// The same, completing on `eventLoop`, for a caller that lives on an event loop (the gateway's proxy handler):
+    /// a token seen before costs no task; a new one is verified in a task once (its key set may need fetching).
+    public func verify(_ token: String, audience: String = TokenAudience.app, on eventLoop: any EventLoop) -> EventLoopFuture<AccessClaims> {
+        let signed: EventLoopFuture<AccessClaims>
+        if let claims = cache.claims(for: token), claims.aud == audience {
+            do {
+                signed = eventLoop.makeSucceededFuture(try checkTime(claims))
+            } catch {
+                return eventLoop.makeFailedFuture(error)
+            }
+        } else {
+            signed = eventLoop.makeFutureWithTask { try await verifySignedClaims(token, audience: audience) }
+        }
+        guard let erased else { return signed }
+        return signed.flatMap { claims in
+            guard !claims.isService else { return eventLoop.makeSucceededFuture(claims) }
+            return erased.isErased(claims.sub, on: eventLoop).flatMapThrowing { isErased in
+                if isErased { throw AccountErased() }
+                return claims
+            }
+        }
+    }
+
     private func verifySignedClaims(_ token: String, audience: String) async throws -> AccessClaims {
         if let claims = cache.claims(for: token), claims.aud == audience {
             return try checkTime(claims)
@@ -158,6 +182,15 @@ public struct AccessTokenVerifier: Sendable {
 public protocol ErasedAccountCheck: Sendable {
     /// - Parameter user: the token's `sub`, a lower-case user id.
     func isErased(_ user: String) async throws -> Bool
+
+    /// The same, completing on `eventLoop` (the gateway's proxy handler asks from its event loop).
+    func isErased(_ user: String, on eventLoop: any EventLoop) -> EventLoopFuture<Bool>
+}
+
+extension ErasedAccountCheck {
+    public func isErased(_ user: String, on eventLoop: any EventLoop) -> EventLoopFuture<Bool> {
+        eventLoop.makeFutureWithTask { try await isErased(user) }
+    }
 }
 
 extension AccessTokenVerifier {

@@ -143,6 +143,22 @@ struct ProblemTests {
         }
     }
 
+    @Test("HTTP dates written from the numbers are the formatter's IMF-fixdate")
+    func httpDates() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        #expect(HTTPDate.string(from: Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        var samples: [Double] = [0, -1, 59.999, 951_782_400, 4_107_542_399.5, -2_208_988_800, -12_212_553_600, 253_402_300_799, -62_135_596_800]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 { samples.append(Double.random(in: -62_135_596_800 ..< 253_402_300_799, using: &generator)) }
+        for seconds in samples {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(HTTPDate.string(from: date) == formatter.string(from: date), "\(seconds)")
+        }
+    }
+
     @Test("the manual clock moves only when told")
     func manualClock() {
         let time = ManualTime(Date(timeIntervalSince1970: 0))

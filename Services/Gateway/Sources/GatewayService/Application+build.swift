@@ -66,12 +66,12 @@ public func buildGatewayApplication(
         }
         router.addRoutes(developmentClock.endpoints, atPath: "/development/clock")
     }
-    let router = buildGatewayRouter(
-        service.makeRouter(), configuration: configuration, routes: routes, realtime: realtime,
-        proxy: ProxyMiddleware(routes: routes, operations: GatewayResources.operations, upstreams: configuration.upstreams, verifier: verifier,
-                               limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger), counters: counters,
-                               client: upstreamClient, configuration: configuration)
-    )
+    let router = buildGatewayRouter(service.makeRouter(), realtime: realtime)
+    // Every path of the route table is answered by the proxy handler on the connection's event loop, before
+    // Hummingbird (`ProxyHandler`); the router above serves the rest.
+    let proxy = ProxyEdge(routes: routes, operations: GatewayResources.operations, verifier: verifier,
+                          limiter: RateLimiter(redis: redis, prefix: configuration.streamPrefix, logger: logger), counters: counters,
+                          client: upstreamClient, configuration: configuration, serverName: "lantern-gateway", logger: logger)
     let limits = ConnectionLimits(headerTimeout: .nanoseconds(Int64(configuration.headerTimeout * 1e9)),
                                   maxConnectionsPerAddress: configuration.maxConnectionsPerAddress, uncapped: configuration.trustedProxies)
     // A WebSocket or Socket.IO handshake to another name is never upgraded: it goes on as plain HTTP, which the
@@ -79,7 +79,7 @@ public func buildGatewayApplication(
     let allowedHosts = configuration.allowedHosts
     return service.application(router: router, server: .gateway(
         configuration: .init(maxFrameSize: SocketIOConnections.maxPayload, autoPing: .enabled(timePeriod: .seconds(25)), closeTimeout: .seconds(10)),
-        limits: limits, idleTimeout: .nanoseconds(Int64(configuration.idleTimeout * 1e9)),
+        limits: limits, proxy: proxy,
         admitsHandshake: { head in
             if let allowedHosts, !allowedHosts.admits(head.headers["host"]) { return false }
             return await realtime.admitsHandshake(head)
@@ -92,14 +92,12 @@ public func buildGatewayApplication(
     })
 }
 
-/// The gateway's own public routes (`/openapi.yaml`, what `/v1/realtime` and `/socket.io/` answer when not
-/// upgraded) behind the proxy middleware that forwards every path of the route table. Its upstream report,
+/// The gateway's own public routes (`/openapi.yaml`, `/docs`, what `/v1/realtime` and `/socket.io/` answer when not
+/// upgraded); the paths of the route table never reach it (`ProxyHandler` answers them). Its upstream report,
 /// `/health`, is on the operations port.
-func buildGatewayRouter(_ router: Router<LanternRequestContext>, configuration: GatewayConfiguration, routes: RouteTable,
-                        realtime: RealtimeConnections, proxy: ProxyMiddleware) -> Router<LanternRequestContext> {
+func buildGatewayRouter(_ router: Router<LanternRequestContext>, realtime: RealtimeConnections) -> Router<LanternRequestContext> {
     // A request to a name not the gateway's (DNS rebinding) was answered 421 by the router every process starts from
-    // (`ServiceRouter.make`, `ALLOWED_HOSTS`; in development, or wherever that is set), before the proxy.
-    router.add(middleware: proxy)
+    // (`ServiceRouter.make`, `ALLOWED_HOSTS`; in development, or wherever that is set).
     router.get("/openapi.yaml") { _, _ in
         Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8", .cacheControl: "public, max-age=300"],
                  body: .init(byteBuffer: ByteBuffer(bytes: GatewayResources.openAPI)))

@@ -160,7 +160,7 @@ struct RealtimeTests {
 
     @Test("no token, no socket: a plain request gets 401, a valid one without upgrade 426 (header or access_token alike)")
     func refusals() async throws {
-        try await withTestGateway(.router) { client, upstream, _ in
+        try await withTestGateway(.live) { client, upstream, _ in
             #expect(try await client.execute(uri: "/v1/realtime", method: .get).status == .unauthorized)
             let token = try await upstream.token()
             #expect(try await client.execute(uri: "/v1/realtime", method: .get, headers: [.authorization: "Bearer \(token)"]).status.code == 426)

@@ -113,7 +113,7 @@ struct SocketIOTests {
 
     @Test("Engine.IO open packet and polling refusal")
     func protocolDetails() async throws {
-        try await withTestGateway(.router) { client, _, _ in
+        try await withTestGateway(.live) { client, _, _ in
                 let polling = try await client.execute(uri: "/socket.io/?EIO=4&transport=polling", method: .get)
                 #expect(polling.status == .badRequest)
                 #expect(String(buffer: polling.body).contains("transport_unsupported"))

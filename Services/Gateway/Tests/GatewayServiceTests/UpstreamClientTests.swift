@@ -27,14 +27,13 @@ struct UpstreamClientTests {
         if let body { headers.add(name: "Content-Length", value: String(body.utf8.count)) }
         let response = try await client.execute(
             UpstreamRequest(head: HTTPRequestHead(version: .http1_1, method: method, uri: path, headers: headers), body: body.map { ByteBuffer(string: $0) }),
-            host: "127.0.0.1", port: upstream.port, on: loop, deadline: .now() + timeout)
+            host: "127.0.0.1", port: upstream.port, on: loop, deadline: .now() + timeout).get()
         switch response.body {
         case .buffered(let buffer):
             return (response.head, String(buffer: buffer))
-        case .stream(let chunks):
-            var text = ""
-            for try await chunk in chunks { text += String(buffer: chunk) }
-            return (response.head, text)
+        case .stream(let stream):
+            let whole = try await loop.flatSubmit { stream.collect(limit: 1 << 24) }.get()
+            return (response.head, String(buffer: whole))
         }
     }
 
@@ -84,7 +83,7 @@ struct UpstreamClientTests {
         await nobody.close()
         await #expect {
             _ = try await client.execute(UpstreamRequest(head: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"), body: nil),
-                                         host: "127.0.0.1", port: port, on: loop, deadline: .now() + .seconds(30))
+                                         host: "127.0.0.1", port: port, on: loop, deadline: .now() + .seconds(30)).get()
         } throws: { error in
             if case UpstreamError.connectFailed = error { return true }
             return false

@@ -37,16 +37,18 @@ public final class UpstreamClient: Service, Sendable {
 
     /// Sends `request` to `host:port` from `eventLoop`'s pool and returns the answer's head and body.
     /// A connection that turns out closed before any answer arrived is replaced once for idempotent methods.
+    /// The answer's future completes on `eventLoop`, and a streamed body is read there.
     public func execute(_ request: UpstreamRequest, host: String, port: Int, on eventLoop: any EventLoop,
-                        deadline: NIODeadline) async throws -> UpstreamResponse {
-        guard let pool = pools[ObjectIdentifier(eventLoop)] ?? pools[ObjectIdentifier(group.next())] else {
-            throw UpstreamError.connectFailed("no event loop of the gateway's group")
+                        deadline: NIODeadline) -> EventLoopFuture<UpstreamResponse> {
+        guard let pool = pools[ObjectIdentifier(eventLoop)] else {
+            return eventLoop.makeFailedFuture(UpstreamError.connectFailed("the event loop is not one of the client's group"))
         }
         let address = UpstreamAddress(host: host, port: port)
-        do {
-            return try await pool.execute(request, to: address, deadline: deadline).get()
-        } catch UpstreamError.closedBeforeAnswer(reused: true) where request.isIdempotent {
-            return try await pool.execute(request, to: address, deadline: deadline, fresh: true).get()
+        return pool.execute(request, to: address, deadline: deadline).flatMapError { error in
+            guard case UpstreamError.closedBeforeAnswer(reused: true) = error, request.isIdempotent else {
+                return eventLoop.makeFailedFuture(error)
+            }
+            return pool.execute(request, to: address, deadline: deadline, fresh: true)
         }
     }
 
@@ -73,7 +75,7 @@ public struct UpstreamRequest: Sendable {
 public struct UpstreamResponse: Sendable {
     public enum Body: Sendable {
         case buffered(ByteBuffer)
-        case stream(NIOThrowingAsyncSequenceProducer<ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, StreamDemand>)
+        case stream(UpstreamBodyStream)
     }
 
     public var head: HTTPResponseHead
@@ -287,24 +289,86 @@ struct Exchange {
     let finished: (Bool) -> Void
 }
 
-/// Demand from the stream's consumer (the client's connection): more reads from the upstream, or none.
-public struct StreamDemand: NIOAsyncSequenceProducerDelegate {
-    let produce: @Sendable () -> Void
-    let terminate: @Sendable () -> Void
-    public func produceMore() { produce() }
-    public func didTerminate() { terminate() }
+/// The body of an answer too long to hold, read from the upstream only as fast as its reader takes it. Lives on
+/// the upstream connection's event loop (the client's: the pool is per loop); every call is made there.
+public final class UpstreamBodyStream: @unchecked Sendable {
+    private let eventLoop: any EventLoop
+    private weak var handler: UpstreamHandler?
+    private var onChunk: ((ByteBuffer) -> Void)?
+    private var onEnd: (((any Error)?) -> Void)?
+    /// What arrived before the reader started.
+    private var early: [ByteBuffer] = []
+    private var ended: (error: (any Error)?, done: Bool) = (nil, false)
+
+    init(handler: UpstreamHandler, eventLoop: any EventLoop) {
+        self.handler = handler
+        self.eventLoop = eventLoop
+    }
+
+    /// Starts delivery: each chunk in order, then the end (nil, or what broke it).
+    public func read(onChunk: @escaping (ByteBuffer) -> Void, onEnd: @escaping ((any Error)?) -> Void) {
+        eventLoop.preconditionInEventLoop()
+        self.onChunk = onChunk
+        self.onEnd = onEnd
+        for chunk in early { onChunk(chunk) }
+        early = []
+        if ended.done { finish(ended.error) }
+    }
+
+    /// No more reads from the upstream until `resume`.
+    public func pause() { handler?.pause() }
+
+    public func resume() { handler?.resume() }
+
+    /// The reader is gone: the upstream connection, in the middle of an answer nobody reads, is closed.
+    public func cancel() {
+        onChunk = nil
+        onEnd = nil
+        handler?.consumerGone()
+    }
+
+    /// All of it, up to `limit` bytes (tests, and readers that want it whole after all).
+    public func collect(limit: Int) -> EventLoopFuture<ByteBuffer> {
+        let promise = eventLoop.makePromise(of: ByteBuffer.self)
+        var whole = ByteBuffer()
+        read(onChunk: { [self] chunk in
+            var chunk = chunk
+            if whole.readableBytes + chunk.readableBytes > limit {
+                promise.fail(NIOTooManyBytesError(maxBytes: limit))
+                cancel()
+                return
+            }
+            whole.writeBuffer(&chunk)
+        }, onEnd: { error in
+            if let error { promise.fail(error) } else { promise.succeed(whole) }
+        })
+        return promise.futureResult
+    }
+
+    func deliver(_ chunk: ByteBuffer) {
+        if let onChunk { onChunk(chunk) } else { early.append(chunk) }
+    }
+
+    func finish(_ error: (any Error)?) {
+        guard let onEnd else {
+            ended = (error, true)
+            return
+        }
+        self.onChunk = nil
+        self.onEnd = nil
+        onEnd(error)
+    }
 }
 
 /// Reads one answer at a time (reads are requested, never automatic, so a slow client slows the upstream).
 final class UpstreamHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
-    typealias Producer = NIOThrowingAsyncSequenceProducer<ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark, StreamDemand>
 
     private enum State {
         case idle
         case waitingForHead(Exchange)
         case buffering(Exchange, HTTPResponseHead, ByteBuffer?)
-        case streaming(Exchange, HTTPResponseHead, Producer.Source)
+        case streaming(Exchange, HTTPResponseHead, UpstreamBodyStream)
     }
 
     private var state = State.idle
@@ -354,29 +418,24 @@ final class UpstreamHandler: ChannelInboundHandler, RemovableChannelHandler {
                 state = .buffering(exchange, head, nil)
             } else {
                 cancelDeadline()
-                let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-                let demand = StreamDemand(
-                    produce: { handler.eventLoop.execute { handler.value.demand() } },
-                    terminate: { handler.eventLoop.execute { handler.value.consumerGone() } })
-                let sequence = Producer.makeSequence(backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
-                                                     finishOnDeinit: false, delegate: demand)
-                state = .streaming(exchange, head, sequence.source)
-                exchange.promise.succeed(UpstreamResponse(head: head, body: .stream(sequence.sequence)))
+                let stream = UpstreamBodyStream(handler: self, eventLoop: context.eventLoop)
+                state = .streaming(exchange, head, stream)
+                exchange.promise.succeed(UpstreamResponse(head: head, body: .stream(stream)))
             }
         case (.body(var chunk), .buffering(let exchange, let head, var body)):
             if body == nil { body = chunk } else { body!.writeBuffer(&chunk) }
             state = .buffering(exchange, head, body)
-        case (.body(let chunk), .streaming(_, _, let source)):
-            if case .stopProducing = source.yield(chunk) { wantsMore = false }
+        case (.body(let chunk), .streaming(_, _, let stream)):
+            stream.deliver(chunk)
         case (.end, .buffering(let exchange, let head, let body)):
             state = .idle
             cancelDeadline()
             exchange.promise.succeed(UpstreamResponse(head: head, body: .buffered(body ?? context.channel.allocator.buffer(capacity: 0))))
             exchange.finished(keepAlive)
-        case (.end, .streaming(let exchange, _, let source)):
+        case (.end, .streaming(let exchange, _, let stream)):
             state = .idle
-            source.finish()
             exchange.finished(keepAlive)
+            stream.finish(nil)
         default:
             fail(UpstreamError.brokenAnswer("unexpected part of an answer"), context: context)
         }
@@ -390,13 +449,19 @@ final class UpstreamHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func demand() {
-        guard case .streaming = state, let context else { return }
-        if !wantsMore { wantsMore = true; context.read() }
+    /// The reader's connection is full: no more reads until it drains.
+    func pause() {
+        if case .streaming = state { wantsMore = false }
     }
 
-    /// The client went away mid-stream: this connection is in the middle of an answer nobody reads.
-    private func consumerGone() {
+    func resume() {
+        guard case .streaming = state, let context, !wantsMore else { return }
+        wantsMore = true
+        context.read()
+    }
+
+    /// The reader went away mid-stream: this connection is in the middle of an answer nobody reads.
+    func consumerGone() {
         guard case .streaming(let exchange, _, _) = state, let context else { return }
         state = .idle
         exchange.finished(false)
@@ -428,9 +493,11 @@ final class UpstreamHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .waitingForHead(let current), .buffering(let current, _, _):
             exchange = current
             current.promise.fail(error)
-        case .streaming(let current, _, let source):
-            exchange = current
-            source.finish(error)
+        case .streaming(let current, _, let stream):
+            state = .idle
+            current.finished(false)
+            stream.finish(error)
+            return
         }
         state = .idle
         exchange.finished(false)

@@ -18,12 +18,15 @@ import Synchronization
 ///   connection gets no answer. Such a request is plain HTTP to the gateway, so the filter takes its `Upgrade` away.
 /// - `MalformedRequestAnswer`: the upgrade channel turns NIO's protocol error handling off (Hummingbird's own takes
 ///   over only after the first request), so bytes that are not HTTP got no answer and the connection stayed open.
-/// - `ConnectionGuard`: a connection must send its first request head within `headerTimeout` (Hummingbird's idle
-///   timeout only starts after the first request), and one address holds at most `maxConnectionsPerAddress`
-///   (a trusted proxy carries many clients, so its connections are not capped).
+/// - `ConnectionGuard`: a connection must send its first request head within `headerTimeout` (the idle timeout only
+///   starts after the first request), and one address holds at most `maxConnectionsPerAddress` (a trusted proxy
+///   carries many clients, so its connections are not capped).
+/// - `ProxyHandler`: every path of the route table is answered there; the rest goes on to Hummingbird. It keeps
+///   the idle timeout between requests of both (Hummingbird's own is off: it sees only its own requests).
 struct GatewayServerChannel: ServerChildChannel {
     let inner: HTTP1WebSocketUpgradeChannel
     let limits: ConnectionLimits
+    let proxy: ProxyEdge
     let admitsHandshake: @Sendable (HTTPRequestHead) async -> Bool
     /// Development only: every answer's `Date` says the travelled time (`DevelopmentDateHeader`).
     var travelledDate = false
@@ -46,6 +49,7 @@ struct GatewayServerChannel: ServerChildChannel {
             try channel.pipeline.syncOperations.addHandler(ConnectionGuard(headerTimeout: limits.headerTimeout), position: .before(upgrade))
             try channel.pipeline.syncOperations.addHandler(UpgradeRequestFilter(admits: admitsHandshake), position: .before(upgrade))
             if travelledDate { try channel.pipeline.syncOperations.addHandler(DevelopmentDateHeader(), position: .before(upgrade)) }
+            try channel.pipeline.syncOperations.addHandler(ProxyHandler(edge: proxy), position: .before(upgrade))
             return value
         }
     }
@@ -189,7 +193,7 @@ extension HTTPServerBuilder {
     static func gateway(
         configuration: WebSocketServerConfiguration,
         limits: ConnectionLimits,
-        idleTimeout: TimeAmount,
+        proxy: ProxyEdge,
         admitsHandshake: @escaping @Sendable (HTTPRequestHead) async -> Bool,
         travelledDate: Bool = false,
         shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) async throws
@@ -198,9 +202,9 @@ extension HTTPServerBuilder {
         .init { responder in
             GatewayServerChannel(
                 inner: HTTP1WebSocketUpgradeChannel(responder: responder,
-                                                    configuration: .init(http1: .init(idleTimeout: idleTimeout), ws: configuration),
+                                                    configuration: .init(http1: .init(idleTimeout: nil), ws: configuration),
                                                     shouldUpgrade: shouldUpgrade),
-                limits: limits, admitsHandshake: admitsHandshake, travelledDate: travelledDate)
+                limits: limits, proxy: proxy, admitsHandshake: admitsHandshake, travelledDate: travelledDate)
         }
     }
 }
@@ -258,6 +262,9 @@ final class UpgradeRequestFilter: ChannelInboundHandler, RemovableChannelHandler
             }
             if let date = try? context.pipeline.syncOperations.handler(type: DevelopmentDateHeader.self) {
                 context.pipeline.syncOperations.removeHandler(date, promise: nil)
+            }
+            if let proxy = try? context.pipeline.syncOperations.handler(type: ProxyHandler.self) {
+                context.pipeline.syncOperations.removeHandler(proxy, promise: nil)
             }
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }

@@ -93,10 +93,12 @@ struct RealtimeConnections: Sendable {
     }
 
     /// Whether a WebSocket handshake may go on to the upgrade (see `UpgradeRequestFilter`): for `/v1/realtime`,
-    /// only when `admit` lets its token in; anything else is left to its own upgrade hook.
+    /// only when `admit` lets its token in; Socket.IO when it asks for its WebSocket transport.
     func admitsHandshake(_ head: HTTPRequestHead) async -> Bool {
         let uri = URLComponents(string: head.uri)
-        guard uri?.path == "/v1/realtime" else { return true }
+        // Only the two sockets upgrade; a handshake to any other path is plain HTTP (the proxy's, for the route
+        // table's paths).
+        guard uri?.path == "/v1/realtime" else { return SocketIOConnections.isSocketIO(uri) }
         guard let token = Self.token(authorization: head.headers.first(name: "authorization"), uri: uri) else { return false }
         return (try? await admit(token)) != nil
     }

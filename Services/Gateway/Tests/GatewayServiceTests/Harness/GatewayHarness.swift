@@ -39,6 +39,19 @@ struct FakeUpstream {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         router.get("/health/live") { _, _ in "ok" }
+        // An answer of unknown length, too long to hold: `size` bytes of `0123456789…`, in 64 KiB chunks.
+        router.get("/v1/moments/stream/:size") { _, context -> Response in
+            let size = try context.parameters.require("size", as: Int.self)
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: ResponseBody { writer in
+                var sent = 0
+                while sent < size {
+                    let count = min(65_536, size - sent)
+                    try await writer.write(ByteBuffer(bytes: (sent..<(sent + count)).map { UInt8(ascii: "0") + UInt8($0 % 10) }))
+                    sent += count
+                }
+                try await writer.finish(nil)
+            })
+        }
         router.on("/v1/**", method: .get) { request, _ in try Self.echo(request, hits: hits) }
         router.on("/v1/pairing", method: .get) { request, _ in try Self.echo(request, hits: hits) }
         router.on("/v1/**", method: .post) { request, _ in try Self.echo(request, hits: hits) }

@@ -1,4 +1,5 @@
 @testable import GatewayService
+import Foundation
 import NIOCore
 import LanternTestSupport
 import NIOPosix
@@ -48,6 +49,32 @@ final class RawConnection: Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         return nil
+    }
+
+    /// Everything received once `count` complete answers (each with `Content-Length`) are in; nil after `seconds`.
+    func answers(_ count: Int, within seconds: Int = 30) async throws -> String? {
+        for _ in 0..<(seconds * 20) {
+            let text = collector.text.withLock { $0 }
+            if Self.completeAnswers(in: text) >= count { return text }
+            if !channel.isActive { return nil }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
+    static func completeAnswers(in text: String) -> Int {
+        var rest = Substring(text)
+        var count = 0
+        while let end = rest.range(of: "\r\n\r\n") {
+            let head = rest[..<end.lowerBound]
+            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            let body = rest[end.upperBound...]
+            guard body.utf8.count >= length else { break }
+            count += 1
+            rest = Substring(body.utf8.dropFirst(length)) ?? ""
+        }
+        return count
     }
 
     /// What came back, once the gateway closed the connection; nil if it is still open after `seconds`.

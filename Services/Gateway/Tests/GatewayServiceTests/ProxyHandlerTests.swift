@@ -1,0 +1,53 @@
+@testable import GatewayService
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LanternTestSupport
+import NIOCore
+import Testing
+
+/// The proxy's own HTTP path (`ProxyHandler`): what a connection carrying both proxied requests and the gateway's own
+/// needs beyond what every gateway test already checks through it.
+@Suite("Proxy handler")
+struct ProxyHandlerTests {
+    @Test("pipelined requests — proxied, the gateway's own, refused at the edge — are answered in order on one connection")
+    func pipelined() async throws {
+        try await withLiveGateway { port, upstream, _ in
+            let token = try await upstream.token()
+            let connection = try await RawConnection(port: port)
+            let request = { (method: String, path: String) in
+                "\(method) \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nX-Request-Id: req-\(method)-\(path.count)\r\nContent-Length: 0\r\n\r\n"
+            }
+            // All at once: each waits for the answer before it, whichever stack answers it.
+            try await connection.send(request("GET", "/v1/me") + request("GET", "/openapi.yaml") + request("PUT", "/v1/me")
+                                      + request("GET", "/v1/pairing") + request("GET", "/docs") + request("GET", "/v1/me/devices"))
+            let text = try #require(try await connection.answers(6), "six answers on the one connection")
+            let statuses = text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
+            #expect(statuses == ["201", "200", "405", "201", "200", "201"], "\(statuses)")
+            // The request id of each proxied answer is its own.
+            #expect(text.contains("X-Request-Id: req-GET-6"))
+            #expect(text.contains("X-Request-Id: req-PUT-6"))
+            #expect(text.contains("X-Request-Id: req-GET-14"))
+        }
+    }
+
+    @Test("an answer too long to hold streams through whole; HEAD and the next request on the connection still work")
+    func streamed() async throws {
+        try await withGateway { client, upstream in
+            let auth: HTTPFields = [.authorization: "Bearer \(try await upstream.token())"]
+            let size = 3 * 1024 * 1024 + 17
+            let response = try await client.execute(uri: "/v1/moments/stream/\(size)", method: .get, headers: auth)
+            #expect(response.status == .ok)
+            #expect(response.body.readableBytes == size)
+            let bytes = Array(response.body.readableBytesView)
+            #expect(bytes.enumerated().allSatisfy { $0.element == UInt8(ascii: "0") + UInt8($0.offset % 10) }, "the bytes arrive in order, none lost")
+            #expect(response.headers[.requestID] != nil)
+            let after = try await client.execute(uri: "/v1/me", method: .get, headers: auth)
+            #expect(after.status == .created, "the connection goes on after a streamed answer")
+        }
+    }
+
+    func withGateway(_ body: @Sendable (any TestClientProtocol, FakeUpstream) async throws -> Void) async throws {
+        try await withTestGateway(.live, ["CONTENT_URL": "", "MEDIA_URL": ""]) { client, upstream, _ in try await body(client, upstream) }
+    }
+}
