@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-600}"
-TARGETS="${FUZZ_TARGETS:-jpeg png webp heic multipart socketio json host}"
+TARGETS="${FUZZ_TARGETS:-jpeg png webp heic multipart socketio json host path}"
 # The upload limit is 500 KiB, but mutations of a few KiB find the same paths far faster; an input's time is
 # bounded by -timeout (a slow input is a finding, like a crash).
 MAX_LEN="${FUZZ_MAX_LEN:-65536}"

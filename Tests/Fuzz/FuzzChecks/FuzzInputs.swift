@@ -5,6 +5,8 @@ import ImageSanitizer
 public enum FuzzInputs {
     /// `Tests/Fuzz/` of this checkout.
     public static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    /// The checkout itself.
+    public static let root = folder.deletingLastPathComponent().deletingLastPathComponent()
 
     /// The files at `path`: itself, or the files of the folder (sorted, hidden ones skipped).
     public static func files(at path: String) throws -> [String] {

@@ -7,7 +7,7 @@ import Foundation
 /// A crash (a trap on an index, an overflow, a force-unwrap) is a finding by itself; `check` reports the
 /// findings that are not crashes: an answer that breaks the parser's contract.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    case jpeg, png, webp, heic, multipart, socketio, json, host
+    case jpeg, png, webp, heic, multipart, socketio, json, host, path
 
     /// Checks one input; returns what the parser answered (for `lantern-fuzz` replays and the seed tests).
     @discardableResult
@@ -21,6 +21,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .socketio: return try SocketIOChecks.check(bytes)
         case .json: return try JSONChecks.check(bytes)
         case .host: return try HostChecks.check(bytes)
+        case .path: return try PathChecks.check(bytes)
         }
     }
 }

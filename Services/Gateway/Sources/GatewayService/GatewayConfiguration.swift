@@ -1,4 +1,5 @@
 import Foundation
+import GatewayRouting
 import LanternContracts
 import LanternCore
 import LanternHTTP

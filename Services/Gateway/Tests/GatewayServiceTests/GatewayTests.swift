@@ -1,4 +1,5 @@
 import Foundation
+@testable import GatewayRouting
 @testable import GatewayService
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayRouting
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -713,15 +714,6 @@ enum ResponseDate {
         return cache.withLock { cache in
             if cache.second != second { cache = (second, HTTPDate.string(secondsSince1970: second)) }
             return cache.text
-        }
-    }
-}
-
-extension PathRefusal: ProblemConvertible {
-    var problem: Problem {
-        switch self {
-        case .invalid(let detail): Problem.badRequest(detail, code: "invalid_path")
-        case .internalRoute: Problem.notFound("No route for this path.", code: "route_not_found")
         }
     }
 }

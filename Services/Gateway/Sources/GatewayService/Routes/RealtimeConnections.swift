@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GatewayRouting
 import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket

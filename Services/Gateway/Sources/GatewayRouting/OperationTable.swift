@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// Which methods each documented path serves, read from the OpenAPI document the gateway itself serves, so a method

@@ -9,11 +9,11 @@ import LanternCore
 /// mean something else to another parser is refused: `.` and `..` segments, a backslash, and percent-encoded
 /// `/`, `\`, `.` or control characters (400 `invalid_path`). A segment `internal` (any case) is no public
 /// route (404). Case is left as sent; the route table matches prefixes in any case (`RouteTable.match`).
-struct CanonicalPath: Sendable, Equatable {
+public struct CanonicalPath: Sendable, Equatable {
     /// The normalised path, starting with `/`; what is forwarded (the query goes along unchanged).
-    let path: String
+    public let path: String
 
-    init(_ raw: String) throws(PathRefusal) {
+    public init(_ raw: String) throws(PathRefusal) {
         var raw = raw
         // `withUTF8` rethrows untyped errors: the closure hands back a `Result` instead.
         path = try raw.withUTF8 { bytes in Result { () throws(PathRefusal) -> String in
@@ -93,9 +93,19 @@ struct CanonicalPath: Sendable, Equatable {
 }
 
 /// Why a path has no canonical form (the proxy answers 400 `invalid_path`), or names no public route (404).
-enum PathRefusal: Error, Equatable {
+public enum PathRefusal: Error, Equatable {
     /// What is wrong with it, for a person.
     case invalid(String)
     /// A segment `internal`.
     case internalRoute
+}
+
+/// 400 `invalid_path`, or 404 `route_not_found` for an internal route: what the gateway answers.
+extension PathRefusal: ProblemConvertible {
+    public var problem: Problem {
+        switch self {
+        case .invalid(let detail): Problem.badRequest(detail, code: "invalid_path")
+        case .internalRoute: Problem.notFound("No route for this path.", code: "route_not_found")
+        }
+    }
 }
