@@ -24,10 +24,13 @@ enum PathChecks {
         } catch {
             return "refused: \(error)"
         }
-        try expect(path.hasPrefix("/") && !path.contains("//") && (path == "/" || !path.hasSuffix("/")),
+        // Bytes, not characters: a `/` followed by a combining mark is one `Character` to `String`, two bytes on the wire.
+        let utf8 = Array(path.utf8), slash = UInt8(ascii: "/")
+        try expect(utf8.first == slash && !zip(utf8, utf8.dropFirst()).contains { $0 == slash && $1 == slash }
+                   && (utf8.count == 1 || utf8.last != slash),
                    "\(raw.debugDescription) → \(path.debugDescription): not one form")
         try expect((try? CanonicalPath(path).path) == path, "\(raw.debugDescription) → \(path.debugDescription): not stable")
-        for segment in path.split(separator: "/") {
+        for segment in utf8.split(separator: slash).map({ String(decoding: $0, as: UTF8.self) }) {
             let lowered = segment.lowercased()
             try expect(segment != "." && segment != ".." && !segment.contains("\\") && lowered != "internal"
                        && segment.removingPercentEncoding?.lowercased() != "internal",
@@ -43,7 +46,7 @@ enum PathChecks {
                 try expect(!matches(other.prefix, path), "\(path.debugDescription) routed by \(entry.prefix), but \(other.prefix) matches too")
             }
             let forwarded = routes.forwardedPath(path, for: entry)
-            try expect(forwarded.hasPrefix(entry.prefix) && forwarded.utf8.count == path.utf8.count
+            try expect(forwarded.utf8.starts(with: entry.prefix.utf8) && forwarded.utf8.count == path.utf8.count
                        && (try? CanonicalPath(forwarded).path) == forwarded,
                        "\(path.debugDescription) forwarded as \(forwarded.debugDescription)")
             answer += " → \(entry.service) \(forwarded)"
