@@ -459,7 +459,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LanternRedisTests",
-            dependencies: ["LanternRedis", "LanternCore", "LanternTestSupport"],
+            dependencies: ["LanternRedis", "LanternCore", "LanternTestSupport", nioCore, nioPosix],
             path: "Tests/LanternRedisTests",
             swiftSettings: strict
         ),

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// `GET` for many callers at once: the keys asked while one round trip is out go together in the next `MGET`.
@@ -7,16 +8,16 @@ import Synchronization
 /// to its thread and back and a round trip, and under load dozens of requests ask at the same moment. A caller's
 /// key is only ever sent in a round trip that leaves after it asked, so every answer is at least as new as the
 /// question — nothing is cached. The first caller while none is out sends at once; the others wait, and when the
-/// round trip is back the next one leaves from the client's thread with every key asked meanwhile (at most
-/// `batch`).
+/// round trip is back the next one leaves with every key asked meanwhile (at most `batch`).
 ///
-/// Callbacks are the mechanism (no task, no hop to a caller's executor before the next round trip leaves); the
-/// async and event-loop forms are made of it.
+/// Round trips go on the event-loop lane of the client (`RedisClient.send(_:on:)`: no thread hop), and callbacks are
+/// the mechanism (no task before the next round trip leaves); the async and event-loop forms are made of them.
 public final class CoalescedGet: Sendable {
     public typealias Completion = @Sendable (Result<RedisValue, any Error>) -> Void
 
     private struct Waiter {
         let key: String
+        let eventLoop: any EventLoop
         let completion: Completion
     }
 
@@ -32,19 +33,20 @@ public final class CoalescedGet: Sendable {
 
     /// The value of `key` (`.bulk`) or `.null`, read after this call began.
     public func get(_ key: String) async throws -> RedisValue {
-        try await withCheckedThrowingContinuation { reply in get(key) { reply.resume(with: $0) } }
+        try await withCheckedThrowingContinuation { reply in get(key, on: MultiThreadedEventLoopGroup.singleton.any()) { reply.resume(with: $0) } }
     }
 
     /// The same, completing on `eventLoop`.
     public func get(_ key: String, on eventLoop: any EventLoop) -> EventLoopFuture<RedisValue> {
         let promise = eventLoop.makePromise(of: RedisValue.self)
-        get(key) { promise.completeWith($0) }
+        get(key, on: eventLoop) { promise.completeWith($0) }
         return promise.futureResult
     }
 
-    /// The same, calling `completion` on the Redis client's thread (or at once on the caller's, when it sends).
-    public func get(_ key: String, completion: @escaping Completion) {
-        let waiter = Waiter(key: key, completion: completion)
+    /// The same, calling `completion` on an event loop: `eventLoop`, or the loop of the caller whose round trip
+    /// carried the key. A round trip goes out on its first caller's loop (`RedisClient.send(_:on:)`).
+    public func get(_ key: String, on eventLoop: any EventLoop, completion: @escaping Completion) {
+        let waiter = Waiter(key: key, eventLoop: eventLoop, completion: completion)
         let sendNow = state.withLock { state -> Bool in
             guard state.sending else {
                 state.sending = true
@@ -64,7 +66,7 @@ public final class CoalescedGet: Sendable {
             return [first] + state.waiting.prefix(count)
         }
         let command = round.count == 1 ? ["GET", first.key] : ["MGET"] + round.map(\.key)
-        redis.send(command) { [self] result in
+        redis.send(command, on: first.eventLoop).whenComplete { [self] result in
             switch result {
             case .success(let reply) where round.count == 1:
                 first.completion(.success(reply))

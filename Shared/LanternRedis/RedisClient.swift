@@ -13,14 +13,23 @@ public final class RedisClient: Sendable {
     private let pool: NIOThreadPool
     private let idle: Mutex<[RedisConnection]>
     private let all: [RedisConnection]
+    /// The event-loop lane (`send(_:on:)`).
+    private let loops: RedisLoopConnections
 
     /// - Parameters:
     ///   - size: connections and threads; calls beyond that queue.
     ///   - commandTimeout: read timeout of each command; must exceed any `BLOCK` time used.
     ///   - connectTimeout: how long a (re)connect may take.
-    public init(endpoint: RedisEndpoint, size: Int = 4, commandTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(2)) {
+    public convenience init(endpoint: RedisEndpoint, size: Int = 4, commandTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(2)) {
+        self.init(endpoint: endpoint, size: size, commandTimeout: commandTimeout, connectTimeout: connectTimeout,
+                  group: MultiThreadedEventLoopGroup.singleton)
+    }
+
+    /// - Parameter group: the event loops of the `send(_:on:)` lane, one connection each, made on first use.
+    public init(endpoint: RedisEndpoint, size: Int, commandTimeout: Duration, connectTimeout: Duration, group: any EventLoopGroup) {
         precondition(size > 0)
         self.endpoint = endpoint
+        self.loops = RedisLoopConnections(endpoint: endpoint, group: group, commandTimeout: commandTimeout, connectTimeout: connectTimeout)
         let connections = (0..<size).map { _ in RedisConnection(endpoint: endpoint, commandTimeout: commandTimeout, connectTimeout: connectTimeout) }
         self.all = connections
         self.idle = Mutex(connections)
@@ -34,12 +43,11 @@ public final class RedisClient: Sendable {
         try await withCheckedThrowingContinuation { reply in send(arguments) { reply.resume(with: $0) } }
     }
 
-    /// Sends a command and completes on `eventLoop`: for a caller that lives on an event loop (the gateway's proxy
-    /// handler), which would otherwise need a task per call.
+    /// Sends a command on `eventLoop`'s own connection, pipelined, and completes there (`RedisLoopConnections`): for
+    /// quick commands on a request's path, which the thread-pool lane would cost two thread hops each. Never for a
+    /// blocking command: it would hold every command behind it.
     public func send(_ arguments: [String], on eventLoop: any EventLoop) -> EventLoopFuture<RedisValue> {
-        let promise = eventLoop.makePromise(of: RedisValue.self)
-        send(arguments) { promise.completeWith($0) }
-        return promise.futureResult
+        loops.send(arguments, on: eventLoop)
     }
 
     /// Sends a command and calls `completion` with its reply on the client's thread: what the async and the
@@ -78,6 +86,7 @@ public final class RedisClient: Sendable {
 
     /// Closes connections and stops the threads. In-flight calls finish first.
     public func shutdown() async {
+        await loops.close()
         try? await pool.shutdownGracefully()
         for connection in all { connection.close() }
     }

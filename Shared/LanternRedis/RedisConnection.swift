@@ -151,7 +151,7 @@ final class RedisConnection: @unchecked Sendable {
         return value
     }
 
-    private static func withArgv<R>(_ arguments: [String], _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> R) -> R {
+    static func withArgv<R>(_ arguments: [String], _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> R) -> R {
         // Binary-safe: lengths are passed explicitly, so payloads may contain NUL bytes. Every argument lives in one
         // buffer, and the pointers into it are made and used inside the same `withUnsafeBufferPointer`.
         let lengths: [Int] = arguments.map { $0.utf8.count }
@@ -172,7 +172,7 @@ final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    private static func decode(_ reply: UnsafeMutablePointer<redisReply>) -> RedisValue {
+    static func decode(_ reply: UnsafeMutablePointer<redisReply>) -> RedisValue {
         let r = reply.pointee
         switch r.type {
         case REDIS_REPLY_STRING:

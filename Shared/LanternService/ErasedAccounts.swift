@@ -4,6 +4,7 @@ import LanternRedis
 import LanternTokens
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Accounts deleted while their access tokens still live, marked in Redis (`lantern.erased.<user>`), which every
@@ -42,19 +43,21 @@ public struct ErasedAccounts: ErasedAccountCheck {
     }
 
     public func isErased(_ user: String) async throws -> Bool {
-        try await withCheckedThrowingContinuation { answer in isErased(user) { answer.resume(with: $0) } }
+        try await withCheckedThrowingContinuation { answer in
+            isErased(user, on: MultiThreadedEventLoopGroup.singleton.any()) { answer.resume(with: $0) }
+        }
     }
 
     public func isErased(_ user: String, on eventLoop: any EventLoop) -> EventLoopFuture<Bool> {
         let promise = eventLoop.makePromise(of: Bool.self)
-        isErased(user) { promise.completeWith($0) }
+        isErased(user, on: eventLoop) { promise.completeWith($0) }
         return promise.futureResult
     }
 
-    /// The check itself, answering on Redis's thread: the async and event-loop forms are made of it.
-    func isErased(_ user: String, completion: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
+    /// The check itself, answering on an event loop: the async and event-loop forms are made of it.
+    func isErased(_ user: String, on eventLoop: any EventLoop, completion: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
         if known.contains(user) { return completion(.success(true)) }
-        marks.get(streams.erasedAccount(user)) { [known, logger] result in
+        marks.get(streams.erasedAccount(user), on: eventLoop) { [known, logger] result in
             switch result {
             case .success(let reply):
                 if !reply.isNull { known.insert(user) }

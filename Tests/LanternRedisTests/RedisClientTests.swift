@@ -2,6 +2,8 @@ import Foundation
 import LanternCore
 import LanternRedis
 import LanternTestSupport
+import NIOCore
+import NIOPosix
 import Testing
 
 /// Runs `body` with a client of the test Redis, shut down afterwards.
@@ -198,5 +200,44 @@ struct RedisClientTests {
             try await redis.send("SET", "\(prefix):late", "1", "EX", "60")
             #expect(try await reads.get("\(prefix):late") == bytes("1"))
         }
+    }
+
+    @Test("the event-loop lane: 400 commands at once on every loop each get their own reply; an error reply fails only its command; a killed connection fails what was out, then is made again; a dead port fails at once")
+    func loopLane() async throws {
+        try await withClient { redis in
+            let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+            for index in 0..<40 { try await redis.send("SET", "\(prefix):lane:\(index)", "v\(index)", "EX", "60") }
+            let futures = (0..<400).map { index in
+                redis.send(["GET", "\(prefix):lane:\(index % 50)"], on: loops[index % loops.count])
+            }
+            for (index, future) in futures.enumerated() {
+                #expect(try await future.get() == (index % 50 < 40 ? bytes("v\(index % 50)") : .null), "command \(index)")
+            }
+            let loop = loops[0]
+            try await redis.send("SET", "\(prefix):lane:text", "not a number", "EX", "60")
+            await #expect(throws: RedisError.self) { try await redis.send(["INCR", "\(prefix):lane:text"], on: loop).get() }
+            #expect(try await redis.send(["GET", "\(prefix):lane:0"], on: loop).get() == bytes("v0"), "the connection goes on after an error reply")
+
+            // The lane's connection on that loop, killed from another client: what was out fails as a connection
+            // error; the next command makes a new connection.
+            let id = try #require(try await redis.send(["CLIENT", "ID"], on: loop).get().int)
+            try await withClient { admin in _ = try await admin.send("CLIENT", "KILL", "ID", String(id)) }
+            var after: Int?
+            for _ in 0..<3 where after == nil {
+                do { after = try await redis.send(["CLIENT", "ID"], on: loop).get().int } catch let error as RedisError {
+                    #expect(error.isConnectionError, "\(error)")
+                }
+            }
+            #expect(try #require(after) != id)
+        }
+        let dead = RedisClient(endpoint: RedisEndpoint(host: "127.0.0.1", port: 1), size: 1, connectTimeout: .seconds(1))
+        do {
+            _ = try await dead.send(["PING"], on: MultiThreadedEventLoopGroup.singleton.next()).get()
+            Issue.record("PING to port 1 succeeded")
+        } catch let error as RedisError {
+            #expect(error.isConnectionError)
+            #expect(error.description.contains("127.0.0.1:1"))
+        }
+        await dead.shutdown()
     }
 }
