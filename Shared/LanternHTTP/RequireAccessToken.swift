@@ -35,7 +35,12 @@ public struct RequireAccessToken: RouterMiddleware {
     }
 
     public static func bearerToken(_ request: Request) throws -> String {
-        guard let header = request.headers[.authorization] else {
+        try bearerToken(authorization: request.headers[.authorization])
+    }
+
+    /// `<token>` of an `Authorization: Bearer <token>` field, or the 401 that says what is wrong with it.
+    public static func bearerToken(authorization header: String?) throws -> String {
+        guard let header else {
             throw TokenError("missing_token", "Send an access token: Authorization: Bearer <token>.")
         }
         let parts = header.split(separator: " ", maxSplits: 1)

@@ -300,33 +300,39 @@ final class ProxiedRequest {
         }
     }
 
-    /// The token, then the limits, then (once the body is in) the forwarding.
+    /// The token, then the limits, then (once the body is in) the forwarding. Callbacks on the loop, not a chain of
+    /// futures: each link of a chain is a generic instantiation and an allocation on every request.
     private func check(_ route: RouteTable.Entry, path: String, query: String?, context: ChannelHandlerContext) {
-        let loop = context.eventLoop
-        let claims: EventLoopFuture<AccessClaims?>
-        if route.isPublic {
-            claims = loop.makeSucceededFuture(nil)
-        } else {
-            do {
-                claims = edge.verifier.verify(try ProxyEdge.bearerToken(head.headers.first(name: "authorization")), on: loop).map { $0 }
-            } catch {
-                return fail(error)
-            }
+        guard !route.isPublic else { return limit(route, path: path, query: query, sub: nil) }
+        let token: String
+        do {
+            token = try RequireAccessToken.bearerToken(authorization: head.headers.first(name: "authorization"))
+        } catch {
+            return fail(error)
         }
-        let address = edge.clientAddress(peer: channel.remoteAddress, head: head)
-        claims.flatMap { [edge] claims in
-            edge.rateLimit(route.limit, sub: claims?.sub, address: address, on: loop).map { (claims?.sub, $0) }
-        }.assumeIsolated().whenComplete { result in
-            if case .success((.some(let sub), _)) = result { self.logger[metadataKey: "user"] = .string(sub) }
+        edge.verifier.verify(token, on: context.eventLoop).assumeIsolated().whenComplete { result in
             switch result {
-            case .success((_, .some(let retryAfter))):
-                self.fail(Problem.tooManyRequests(retryAfter: retryAfter))
-            case .success((_, .none)):
-                self.readyToForward = { request in request.forward(route, path: path, query: query, address: address) }
-                self.forwardIfReady()
+            case .success(let claims):
+                self.logger[metadataKey: "user"] = .string(claims.sub)
+                self.limit(route, path: path, query: query, sub: claims.sub)
             case .failure(let error):
                 self.fail(error)
             }
+        }
+    }
+
+    private func limit(_ route: RouteTable.Entry, path: String, query: String?, sub: String?) {
+        let address = edge.clientAddress(peer: channel.remoteAddress, head: head)
+        let passed = { (retryAfter: Int?) in
+            if let retryAfter { return self.fail(Problem.tooManyRequests(retryAfter: retryAfter)) }
+            self.readyToForward = { request in request.forward(route, path: path, query: query, address: address) }
+            self.forwardIfReady()
+        }
+        // The common case decides at once, in memory; the low limits ask Redis.
+        if case .standard = route.limit { return passed(edge.countStandard(sub: sub, address: address)) }
+        guard let loop = context?.eventLoop else { return }
+        edge.rateLimit(route.limit, sub: sub, address: address, on: loop).assumeIsolated().whenComplete { result in
+            passed((try? result.get()) ?? nil)
         }
     }
 
@@ -609,18 +615,6 @@ struct ProxyEdge: Sendable {
         return .proxy(.forward(route, path: path, query: uri.query, template: template))
     }
 
-    /// `Bearer <token>` from `Authorization`, or the template's 401.
-    static func bearerToken(_ authorization: String?) throws -> String {
-        guard let header = authorization else {
-            throw TokenError("missing_token", "Send an access token: Authorization: Bearer <token>.")
-        }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
-            throw TokenError("invalid_token", "The Authorization header must be 'Bearer <token>'.")
-        }
-        return String(parts[1])
-    }
-
     /// Sign-in routes: a bucket per client address (credential guessing); code guessing: per user and per
     /// address — both low limits, checked in Redis on every request. Everything else: per user, or per address
     /// for anonymous calls, counted in memory and shared through Redis in batches (`RateCounters`).
@@ -628,9 +622,7 @@ struct ProxyEdge: Sendable {
     func rateLimit(_ limit: RouteTable.Limit, sub: String?, address: String, on loop: any EventLoop) -> EventLoopFuture<Int?> {
         switch limit {
         case .standard:
-            let decision = sub.map { counters.check(scope: "user", key: $0, limit: configuration.userLimitPerMinute) }
-                ?? counters.check(scope: "ip", key: address, limit: configuration.userLimitPerMinute)
-            return loop.makeSucceededFuture(Self.count(sub == nil ? "ip" : "user", decision))
+            return loop.makeSucceededFuture(countStandard(sub: sub, address: address))
         case .signIn, .deviceSignIn, .codeGuess:
             let (limiter, configuration) = (self.limiter, self.configuration)
             return loop.makeFutureWithTask {
@@ -651,13 +643,25 @@ struct ProxyEdge: Sendable {
         }
     }
 
+    /// The standard limit: per user, or per address for anonymous calls, decided in memory (`RateCounters`).
+    func countStandard(sub: String?, address: String) -> Int? {
+        guard let sub else { return Self.count("ip", counters.check(scope: "ip", key: address, limit: configuration.userLimitPerMinute)) }
+        return Self.count("user", counters.check(scope: "user", key: sub, limit: configuration.userLimitPerMinute))
+    }
+
     /// Counts a decision in the metrics; the seconds to wait when limited.
     static func count(_ scope: String, _ decision: RateLimiter.Decision) -> Int? {
         let limited: Int?
         if case .limited(let retryAfter) = decision { limited = retryAfter } else { limited = nil }
-        Counter(label: "lantern_rate_limit_decisions_total", dimensions: [("scope", scope), ("decision", limited == nil ? "allowed" : "limited")]).increment()
+        decisionCounters[scope]?[limited == nil ? 0 : 1].increment()
         return limited
     }
+
+    /// `lantern_rate_limit_decisions_total` of each scope, allowed and limited, made once (making a metric asks the
+    /// registry: a lock, the name checked, the labels hashed).
+    static let decisionCounters: [String: [Counter]] = Dictionary(uniqueKeysWithValues: ["signin", "device-day", "guess-ip", "guess-user", "user", "ip"].map { scope in
+        (scope, ["allowed", "limited"].map { Counter(label: "lantern_rate_limit_decisions_total", dimensions: [("scope", scope), ("decision", $0)]) })
+    })
 
     /// The peer, or, from a trusted proxy, the client it names (`TrustedProxies`).
     func clientAddress(peer address: SocketAddress?, head: HTTPRequestHead) -> String {
