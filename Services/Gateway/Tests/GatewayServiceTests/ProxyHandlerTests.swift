@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LanternTestSupport
+import LanternCore
 import NIOCore
 import Testing
 
@@ -44,6 +45,27 @@ struct ProxyHandlerTests {
             #expect(response.headers[.requestID] != nil)
             let after = try await client.execute(uri: "/v1/me", method: .get, headers: auth)
             #expect(after.status == .created, "the connection goes on after a streamed answer")
+        }
+    }
+
+    @Test("at shutdown a keep-alive connection that carried only proxied requests is closed at once, and the gateway stops")
+    func shutdown() async throws {
+        let upstream = try await FakeUpstream()
+        try await LoopbackServer.run(router: upstream.router()) { port in
+            let api = try freePort()
+            let variables = ["REDIS_URL": TestEnvironment.redisURL, "STREAM_PREFIX": TestEnvironment.uniquePrefix(), "LOG_LEVEL": "error",
+                             "IDENTITY_URL": "http://127.0.0.1:\(port)", "HTTP_HOST": "127.0.0.1", "HTTP_PORT": String(api), "OPS_PORT": "0"]
+            let app = try await buildGatewayApplication(try GatewayConfiguration(settings: .fixed(variables)), logger: TestEnvironment.logger)
+            let (connection, stopping) = try await withService(app) {
+                #expect(try await eventually { (try? await RawConnection(port: api)) != nil })
+                let connection = try await RawConnection(port: api)
+                try await connection.send("GET /.well-known/jwks.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                #expect(try await connection.answers(1)?.hasPrefix("HTTP/1.1 200 ") == true, "answered, and the connection kept")
+                return (connection, ContinuousClock.now)
+            }
+            // Hummingbird waits for every connection to close; one it never saw a request on is the proxy's to close.
+            #expect(ContinuousClock.now - stopping < .seconds(10), "the stop waited on an idle connection")
+            #expect(try await connection.closedAnswer(within: 5) != nil, "the idle connection is closed")
         }
     }
 

@@ -31,9 +31,14 @@ final class RawConnection: Sendable {
         let promise = loop.makePromise(of: String.self)
         let collector = Collector(closed: promise)
         self.collector = collector
-        channel = try await ClientBootstrap(group: loop)
-            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) } }
-            .connect(host: "127.0.0.1", port: port).get()
+        do {
+            channel = try await ClientBootstrap(group: loop)
+                .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(collector) } }
+                .connect(host: "127.0.0.1", port: port).get()
+        } catch {
+            promise.fail(error)  // nothing will close what never opened
+            throw error
+        }
         closed = promise.futureResult
     }
 
