@@ -32,6 +32,25 @@ struct ProxyHandlerTests {
         }
     }
 
+    @Test("a chunked request body reaches the service whole, with its length; HTTP/1.0 gets its answer and the connection closed")
+    func framing() async throws {
+        try await withLiveGateway { port, _, _ in
+            let chunked = try await RawConnection(port: port)
+            try await chunked.send("POST /v1/auth/device HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                   + "5\r\n{\"a\":\r\n4\r\n\"bc\"\r\n1\r\n}\r\n0\r\n\r\n")
+            let text = try #require(try await chunked.answers(1))
+            #expect(text.hasPrefix("HTTP/1.1 201 "), "\(text.prefix(80))")
+            #expect(text.contains(#""content-length":"10""#), "the service is sent the body's length, not the client's chunks")
+            #expect(!text.lowercased().contains("transfer-encoding\":"), "no hop-by-hop field reaches the service")
+
+            let old = try await RawConnection(port: port)
+            try await old.send("GET /.well-known/jwks.json HTTP/1.0\r\nHost: x\r\n\r\n")
+            let answer = try #require(try await old.closedAnswer(within: 10), "an HTTP/1.0 request without keep-alive is the last")
+            #expect(answer.hasPrefix("HTTP/1.0 200 "), "\(answer.prefix(80))")
+            #expect(answer.contains("Connection: close"))
+        }
+    }
+
     @Test("an answer too long to hold streams through whole; HEAD and the next request on the connection still work")
     func streamed() async throws {
         try await withGateway { client, upstream in
