@@ -30,7 +30,7 @@ struct ConnectionTests {
         }
     }
 
-    @Test("a connection that sends no complete request head within GATEWAY_HEADER_TIMEOUT is closed; so is one idle for GATEWAY_IDLE_TIMEOUT")
+    @Test("a connection that sends no complete request head within GATEWAY_HEADER_TIMEOUT is closed; so is one idle for GATEWAY_IDLE_TIMEOUT, and one whose body stops coming")
     func timeouts() async throws {
         try await withLiveGateway(["GATEWAY_HEADER_TIMEOUT": "3", "GATEWAY_IDLE_TIMEOUT": "1"]) { port, _, _ in
             let silent = try await RawConnection(port: port)
@@ -44,6 +44,13 @@ struct ConnectionTests {
             try await idle.send("GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n")
             let answer = try #require(try await idle.closedAnswer(), "an idle keep-alive connection is closed")
             #expect(answer.hasPrefix("HTTP/1.1 200 "), "the request before the idle time was answered")
+
+            // A body that stops coming holds nothing for ever, on a proxied route or one of the gateway's own.
+            for path in ["/v1/auth/device", "/openapi.yaml"] {
+                let stalled = try await RawConnection(port: port)
+                try await stalled.send("POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"a\":")
+                #expect(try await stalled.closedAnswer(within: 15) != nil, "\(path): a stalled body is not waited for")
+            }
         }
     }
 

@@ -54,6 +54,10 @@ final class ProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The server is stopping: the connection closes after the answer under way.
     private var quiescing = false
     private var idleTimer: Scheduled<Void>?
+    /// A request whose parts stopped coming: closed after the idle timeout without a read (what Hummingbird's idle
+    /// handler did for its requests; the proxy's and, now that its own is off, Hummingbird's).
+    private var stalledTimer: Scheduled<Void>?
+    private var lastRead = NIODeadline.uptimeNanoseconds(0)
     private var context: ChannelHandlerContext?
 
     init(edge: ProxyEdge) { self.edge = edge }
@@ -63,6 +67,8 @@ final class ProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         idleTimer?.cancel()
         idleTimer = nil
+        stalledTimer?.cancel()
+        stalledTimer = nil
         // Leaving for a WebSocket upgrade: whatever waited goes on to what follows.
         while let part = held.popFirst() { context.fireChannelRead(wrapInboundOut(part)) }
         self.context = nil
@@ -72,6 +78,7 @@ final class ProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
+        lastRead = .now()
         switch state {
         case .proxying(let request) where !request.requestEnded && !draining:
             request.received(part, handler: self, context: context)
@@ -89,7 +96,31 @@ final class ProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        // Most requests arrive whole in one read; one still coming after it is watched until it ends.
+        if stalledTimer == nil, isReadingRequest, let timeout = edge.idleTimeout { watchStall(context: context, deadline: lastRead + timeout) }
         context.fireChannelReadComplete()
+    }
+
+    private var isReadingRequest: Bool {
+        switch state {
+        case .proxying(let request): !request.requestEnded
+        case .passing(let requestEnded, _): !requestEnded
+        case .idle: false
+        }
+    }
+
+    private func watchStall(context: ChannelHandlerContext, deadline: NIODeadline) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        stalledTimer = context.eventLoop.scheduleTask(deadline: deadline) {
+            let (handler, context) = bound.value
+            handler.stalledTimer = nil
+            guard handler.isReadingRequest, let timeout = handler.edge.idleTimeout else { return }
+            if handler.lastRead + timeout <= .now() {
+                context.close(promise: nil)
+            } else {
+                handler.watchStall(context: context, deadline: handler.lastRead + timeout)
+            }
+        }
     }
 
     func read(context: ChannelHandlerContext) {
@@ -206,6 +237,8 @@ final class ProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if case .proxying(let request) = state { request.clientGone() }
         idleTimer?.cancel()
         idleTimer = nil
+        stalledTimer?.cancel()
+        stalledTimer = nil
         context.fireChannelInactive()
     }
 
