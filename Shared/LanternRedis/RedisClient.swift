@@ -50,9 +50,8 @@ public final class RedisClient: Sendable {
         loops.send(arguments, on: eventLoop)
     }
 
-    /// Sends a command and calls `completion` with its reply on the client's thread: what the async and the
-    /// future forms are made of.
-    public func send(_ arguments: [String], completion: @escaping @Sendable (Result<RedisValue, any Error>) -> Void) {
+    /// Sends a command and calls `completion` with its reply on the client's thread: what the async form is made of.
+    private func send(_ arguments: [String], completion: @escaping @Sendable (Result<RedisValue, any Error>) -> Void) {
         pool.submit { [self] state in
             guard case .active = state else {
                 completion(.failure(RedisError.connection("the Redis client is shut down")))

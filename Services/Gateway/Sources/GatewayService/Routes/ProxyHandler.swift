@@ -653,26 +653,29 @@ struct ProxyEdge: Sendable {
     /// for anonymous calls, counted in memory and shared through Redis in batches (`RateCounters`).
     /// The seconds to wait when a bucket is over its limit, else nil.
     func rateLimit(_ limit: RouteTable.Limit, sub: String?, address: String, on loop: any EventLoop) -> EventLoopFuture<Int?> {
+        let perMinute = Duration.seconds(60)
+        let checks: [(scope: String, key: String, limit: Int, window: Duration)]
         switch limit {
         case .standard:
             return loop.makeSucceededFuture(countStandard(sub: sub, address: address))
-        case .signIn, .deviceSignIn, .codeGuess:
-            let (limiter, configuration) = (self.limiter, self.configuration)
-            return loop.makeFutureWithTask {
-                var checks = [("signin", address, configuration.signInLimitPerMinute, Duration.seconds(60))]
-                switch limit {
-                case .deviceSignIn: checks.append(("device-day", address, configuration.deviceSignInLimitPerDay, .seconds(86_400)))
-                case .codeGuess:
-                    checks = [("guess-ip", address, configuration.codeGuessLimitPerMinute, .seconds(60))]
-                    if let sub { checks.append(("guess-user", sub, configuration.codeGuessLimitPerMinute, .seconds(60))) }
-                default: break
-                }
-                for (scope, key, count, window) in checks {
-                    let decision = await limiter.check(scope: scope, key: key, limit: count, window: window)
-                    if let retryAfter = Self.count(scope, decision) { return retryAfter }
-                }
-                return nil
+        case .signIn:
+            checks = [("signin", address, configuration.signInLimitPerMinute, perMinute)]
+        case .deviceSignIn:
+            checks = [("signin", address, configuration.signInLimitPerMinute, perMinute),
+                      ("device-day", address, configuration.deviceSignInLimitPerDay, .seconds(86_400))]
+        case .codeGuess:
+            checks = [("guess-ip", address, configuration.codeGuessLimitPerMinute, perMinute)]
+                + (sub.map { [("guess-user", $0, configuration.codeGuessLimitPerMinute, perMinute)] } ?? [])
+        }
+        let limiter = self.limiter
+        return loop.makeFutureWithTask {
+            // Every bucket counts the request, limited or not; the first over its limit answers.
+            var retryAfter: Int?
+            for check in checks {
+                let decision = await limiter.check(scope: check.scope, key: check.key, limit: check.limit, window: check.window)
+                if let limited = Self.count(check.scope, decision), retryAfter == nil { retryAfter = limited }
             }
+            return retryAfter
         }
     }
 
